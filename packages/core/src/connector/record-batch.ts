@@ -1,0 +1,319 @@
+import { type CursorValue, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
+import { SqlloadError } from "../errors/sqlload-error.js";
+import type { Column, LogicalType, Schema } from "./logical-types.js";
+
+/**
+ * One column of a batch. `values` holds one slot per row, in the storage of the column's type:
+ *
+ * | logical type                         | `values`                               |
+ * |--------------------------------------|----------------------------------------|
+ * | boolean                              | Uint8Array, 0 or 1                     |
+ * | int16, int32                         | Int32Array                             |
+ * | int64                                | BigInt64Array                          |
+ * | float32, float64                     | Float64Array                           |
+ * | date                                 | Int32Array, days since 1970-01-01      |
+ * | time                                 | BigInt64Array, µs since midnight       |
+ * | timestamp, timestamptz               | BigInt64Array, µs since epoch, UTC     |
+ * | decimal, text, uuid, json            | string[] (decimal exact, json as text) |
+ * | bytes                                | Uint8Array[]                           |
+ * | list                                 | unknown[][] of element row values      |
+ *
+ * `nulls[i] === 1` marks row i NULL (its slot in `values` is then meaningless); absent: no NULLs.
+ */
+export interface ColumnVector {
+  readonly values: ArrayLike<unknown> & Iterable<unknown>;
+  readonly nulls?: Uint8Array | undefined;
+}
+
+/** Rows in columns: how data moves between sources, the engine and targets. */
+export interface RecordBatch {
+  readonly schema: Schema;
+  readonly length: number;
+  readonly columns: readonly ColumnVector[];
+}
+
+type Storage = "u8" | "i32" | "i64" | "f64" | "array";
+
+export function storageOf(type: LogicalType): Storage {
+  switch (type.kind) {
+    case "boolean":
+      return "u8";
+    case "int16":
+    case "int32":
+    case "date":
+      return "i32";
+    case "int64":
+    case "time":
+    case "timestamp":
+    case "timestamptz":
+      return "i64";
+    case "float32":
+    case "float64":
+      return "f64";
+    default:
+      return "array";
+  }
+}
+
+function allocate(type: LogicalType, capacity: number): ColumnVector["values"] {
+  switch (storageOf(type)) {
+    case "u8":
+      return new Uint8Array(capacity);
+    case "i32":
+      return new Int32Array(capacity);
+    case "i64":
+      return new BigInt64Array(capacity);
+    case "f64":
+      return new Float64Array(capacity);
+    case "array":
+      return new Array(capacity);
+  }
+}
+
+const MS_PER_DAY = 86_400_000;
+
+/**
+ * Converts a JS value a table function or a driver gave into the column's storage value.
+ * Returns `undefined` when it does not fit (the caller names row, column and value).
+ */
+export function toStorageValue(type: LogicalType, value: unknown): unknown {
+  switch (type.kind) {
+    case "boolean":
+      return typeof value === "boolean" ? (value ? 1 : 0) : undefined;
+    case "int16":
+    case "int32": {
+      const n = typeof value === "bigint" ? Number(value) : typeof value === "string" ? Number(value) : value;
+      const limit = type.kind === "int16" ? 32_768 : 2_147_483_648;
+      return typeof n === "number" && Number.isInteger(n) && n >= -limit && n < limit ? n : undefined;
+    }
+    case "int64": {
+      if (typeof value === "bigint") return value >= -(2n ** 63n) && value < 2n ** 63n ? value : undefined;
+      if (typeof value === "number") return Number.isSafeInteger(value) ? BigInt(value) : undefined;
+      if (typeof value === "string" && /^-?\d+$/.test(value)) return toStorageValue(type, BigInt(value));
+      return undefined;
+    }
+    case "float32":
+    case "float64": {
+      if (typeof value === "number") return value;
+      if (typeof value === "bigint") return Number(value);
+      if (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
+      return undefined;
+    }
+    case "decimal": {
+      const text = typeof value === "number" || typeof value === "bigint" ? String(value) : value;
+      return typeof text === "string" && /^-?\d+(\.\d+)?$/.test(text.trim()) ? text.trim() : undefined;
+    }
+    case "text":
+    case "uuid":
+      return typeof value === "string" ? value : undefined;
+    case "json":
+      return typeof value === "string" ? value : value === undefined ? undefined : JSON.stringify(value);
+    case "bytes":
+      return value instanceof Uint8Array ? value : undefined;
+    case "date": {
+      if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : Math.floor(value.getTime() / MS_PER_DAY);
+      return typeof value === "string" ? parseDateDays(value) : undefined;
+    }
+    case "time": {
+      if (typeof value === "bigint") return value;
+      if (typeof value !== "string") return undefined;
+      const m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/.exec(value);
+      if (!m) return undefined;
+      const seconds = BigInt(Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0));
+      return seconds * 1_000_000n + BigInt((m[4] ?? "").padEnd(6, "0"));
+    }
+    case "timestamp":
+    case "timestamptz": {
+      if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : BigInt(value.getTime()) * 1000n;
+      if (typeof value === "bigint") return value;
+      return typeof value === "string" ? parseTimestampMicros(value) : undefined;
+    }
+    case "list": {
+      if (!Array.isArray(value)) return undefined;
+      const out: unknown[] = [];
+      for (const item of value) {
+        if (item === null || item === undefined) {
+          out.push(null);
+          continue;
+        }
+        const v = toStorageValue(type.element, item);
+        if (v === undefined) return undefined;
+        out.push(v);
+      }
+      return out;
+    }
+  }
+}
+
+/** Accumulates rows into a batch, converting and checking each value against its column. */
+export class RecordBatchBuilder {
+  private values: ColumnVector["values"][];
+  private nulls: (Uint8Array | undefined)[];
+  private size = 0;
+  private readonly capacity: number;
+
+  /** `rowOffset` numbers rows in errors from where the caller's stream is (1-based row = offset + index + 1). */
+  constructor(
+    readonly schema: Schema,
+    capacity = 8192,
+    private rowOffset = 0,
+  ) {
+    this.capacity = capacity;
+    this.values = schema.map((c) => allocate(c.type, capacity));
+    this.nulls = schema.map(() => undefined);
+  }
+
+  get length(): number {
+    return this.size;
+  }
+
+  get full(): boolean {
+    return this.size >= this.capacity;
+  }
+
+  /** Appends an object row (by column name) or an array row (by position). */
+  append(row: Record<string, unknown> | readonly unknown[]): void {
+    const i = this.size;
+    const byPosition = Array.isArray(row);
+    for (let c = 0; c < this.schema.length; c++) {
+      const column = this.schema[c] as Column;
+      const raw = byPosition ? (row as readonly unknown[])[c] : (row as Record<string, unknown>)[column.name];
+      if (raw === null || raw === undefined) {
+        if (!column.nullable) this.fail(i, column, raw, "the column is not nullable");
+        let nulls = this.nulls[c];
+        if (!nulls) {
+          nulls = new Uint8Array(this.capacity);
+          this.nulls[c] = nulls;
+        }
+        nulls[i] = 1;
+        continue;
+      }
+      const value = toStorageValue(column.type, raw);
+      if (value === undefined) this.fail(i, column, raw, `expected ${column.type.kind}`);
+      (this.values[c] as unknown[])[i] = value;
+    }
+    this.size++;
+  }
+
+  private fail(index: number, column: Column, value: unknown, why: string): never {
+    const shown = typeof value === "bigint" ? `${value}n` : value instanceof Date ? value.toISOString() : JSON.stringify(value);
+    throw new SqlloadError(
+      "SL300",
+      `row ${this.rowOffset + index + 1}, column "${column.name}": value ${shown ?? String(value)} does not fit (${why})`,
+    );
+  }
+
+  /** Returns the rows so far as a batch and starts a new one. */
+  flush(): RecordBatch {
+    const length = this.size;
+    const batch: RecordBatch = {
+      schema: this.schema,
+      length,
+      columns: this.values.map((values, c) => ({
+        values: length === this.capacity ? values : sliceValues(values, 0, length),
+        nulls: this.nulls[c]?.subarray(0, length),
+      })),
+    };
+    this.rowOffset += length;
+    this.size = 0;
+    this.values = this.schema.map((col) => allocate(col.type, this.capacity));
+    this.nulls = this.schema.map(() => undefined);
+    return batch;
+  }
+}
+
+function sliceValues(values: ColumnVector["values"], start: number, end: number): ColumnVector["values"] {
+  if (Array.isArray(values)) return values.slice(start, end);
+  return (values as Int32Array).subarray(start, end);
+}
+
+export function batchFromRows(schema: Schema, rows: readonly (Record<string, unknown> | readonly unknown[])[]): RecordBatch {
+  const builder = new RecordBatchBuilder(schema, Math.max(rows.length, 1));
+  for (const row of rows) builder.append(row);
+  return builder.flush();
+}
+
+export function isNull(column: ColumnVector, row: number): boolean {
+  return column.nulls !== undefined && column.nulls[row] === 1;
+}
+
+/** The value of one cell as a plain JS value (bigint, number, string, boolean, Uint8Array, array), or null. */
+export function cellValue(batch: RecordBatch, column: number, row: number): unknown {
+  const vector = batch.columns[column] as ColumnVector;
+  if (isNull(vector, row)) return null;
+  const value = vector.values[row];
+  return (batch.schema[column] as Column).type.kind === "boolean" ? value === 1 : value;
+}
+
+/** Rows of a batch as objects keyed by column name, with cellValue's values. For tests and small reads. */
+export function batchToRows(batch: RecordBatch): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  for (let r = 0; r < batch.length; r++) {
+    const row: Record<string, unknown> = {};
+    batch.schema.forEach((col, c) => {
+      row[col.name] = cellValue(batch, c, r);
+    });
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** The cursor value of row `row` in column `column`, or null when the cell is NULL. */
+export function cursorAt(batch: RecordBatch, column: number, row: number): CursorValue | null {
+  const vector = batch.columns[column] as ColumnVector;
+  if (isNull(vector, row)) return null;
+  const value = vector.values[row];
+  switch ((batch.schema[column] as Column).type.kind) {
+    case "int16":
+    case "int32":
+      return { kind: "integer", value: BigInt(value as number) };
+    case "int64":
+      return { kind: "integer", value: value as bigint };
+    case "date":
+      return { kind: "date", value: value as number };
+    case "timestamp":
+    case "timestamptz":
+      return { kind: "timestamp", value: value as bigint };
+    case "text":
+      return { kind: "text", value: value as string };
+    default:
+      throw new TypeError(`column ${batch.schema[column]?.name} cannot be a cursor`);
+  }
+}
+
+/** Keeps the rows whose `keep[i]` is 1; returns the same batch when every row is kept. */
+export function filterBatch(batch: RecordBatch, keep: Uint8Array): RecordBatch {
+  let count = 0;
+  for (let i = 0; i < batch.length; i++) count += keep[i] as number;
+  if (count === batch.length) return batch;
+  const columns = batch.columns.map((vector) => {
+    const isArray = Array.isArray(vector.values);
+    const values = isArray
+      ? new Array(count)
+      : new (vector.values as unknown as { constructor: new (n: number) => Int32Array }).constructor(count);
+    const nulls = vector.nulls ? new Uint8Array(count) : undefined;
+    let j = 0;
+    for (let i = 0; i < batch.length; i++) {
+      if (!keep[i]) continue;
+      (values as unknown[])[j] = vector.values[i];
+      if (nulls && vector.nulls) nulls[j] = vector.nulls[i] as number;
+      j++;
+    }
+    return { values: values as ColumnVector["values"], nulls };
+  });
+  return { schema: batch.schema, length: count, columns };
+}
+
+/** Projects a batch onto columns by name, in the order given. */
+export function selectColumns(batch: RecordBatch, names: readonly string[]): RecordBatch {
+  const indexes = names.map((name) => {
+    const i = batch.schema.findIndex((c) => c.name === name);
+    if (i < 0) throw new SqlloadError("SL209", `column "${name}" is not in the data`);
+    return i;
+  });
+  return {
+    schema: indexes.map((i) => batch.schema[i] as Column),
+    length: batch.length,
+    columns: indexes.map((i) => batch.columns[i] as ColumnVector),
+  };
+}

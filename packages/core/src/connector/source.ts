@@ -1,0 +1,80 @@
+import type { CursorKind } from "../cursor/cursor-kind.js";
+import type { CursorValue } from "../cursor/cursor-value.js";
+import type { Json } from "../state/json.js";
+import type { SourceCapabilities } from "./capabilities.js";
+import type { Column } from "./logical-types.js";
+import type { RecordBatch } from "./record-batch.js";
+import type { SourceTableRef } from "./table-ref.js";
+
+/** A half-open cursor range. `from` is inclusive unless `fromInclusive` is false; `to` is exclusive. */
+export interface CursorRange {
+  readonly from?: CursorValue | undefined;
+  readonly fromInclusive?: boolean | undefined;
+  readonly to?: CursorValue | undefined;
+}
+
+/** What the engine asks a source about one table before reading it. */
+export interface SourceTableRequest {
+  readonly table: SourceTableRef;
+  readonly cursorColumn?: string | undefined;
+  /** Columns to read; all when absent. */
+  readonly columns?: readonly string[] | undefined;
+  /** Connector-specific table settings from `sqlload.toml` (validated by the connector's config schema). */
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+export interface SourceTableInfo {
+  /** The columns that will be read; undefined when only the data can tell (a table function without `columns`). */
+  readonly columns: readonly Column[] | undefined;
+  /** The cursor column's kind, when the source knows it. */
+  readonly cursorKind?: CursorKind | undefined;
+  readonly cursorNullable?: boolean | undefined;
+  /** Lines `plan` shows under the table: an index to create, a collation, a held snapshot. */
+  readonly notes?: readonly string[] | undefined;
+  /** Settings the table declares itself (a TypeScript table's options), below those of `sqlload.toml`. */
+  readonly settings?: Readonly<Record<string, unknown>> | undefined;
+  /** Whether the cursor column leads an index, so reading in cursor order is cheap. */
+  readonly cursorIndexed?: boolean | undefined;
+}
+
+export interface ReadRequest {
+  readonly range: CursorRange;
+  /** A full read includes rows whose cursor is NULL; an incremental one never does. */
+  readonly includeNulls: boolean;
+  /** Read in cursor order (NULLs first), so a commit between distinct values is safe. */
+  readonly ordered: boolean;
+  /** For windowed tables: which window this is. */
+  readonly window?: { readonly index: number; readonly count: number } | undefined;
+  /** The position the last successful run left (logged tables). */
+  readonly state?: Json | undefined;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * What a read yields. `commit-point` marks a place where everything yielded so far may be
+ * committed without splitting rows of one cursor value (sources reading in cursor order);
+ * `checkpoint` is a logged table's position after the rows before it.
+ */
+export type SourceItem =
+  | { readonly kind: "batch"; readonly batch: RecordBatch }
+  | { readonly kind: "commit-point"; readonly bytesSinceLast?: number }
+  | { readonly kind: "checkpoint"; readonly state: Json };
+
+/** One table held open for its load: a Postgres source keeps one snapshot across all windows. */
+export interface SourceTableReader {
+  read(request: ReadRequest): AsyncIterable<SourceItem>;
+  /** The largest cursor value in the source (for an integer cursor's end). */
+  maxCursor?(): Promise<CursorValue | null>;
+  /** The first cursor value at or after `value`, to skip empty windows; null when none. */
+  firstCursorAtOrAfter?(value: CursorValue): Promise<CursorValue | null>;
+  close(): Promise<void>;
+}
+
+export interface SourceConnection {
+  readonly capabilities: SourceCapabilities;
+  /** Tables the source offers when `sqlload.toml` lists none (a TypeScript module's exports). */
+  listTables?(): Promise<readonly SourceTableRef[]>;
+  describeTable(request: SourceTableRequest): Promise<SourceTableInfo>;
+  openTable(request: SourceTableRequest, info: SourceTableInfo): Promise<SourceTableReader>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,65 @@
+import type { CursorKind } from "../cursor/cursor-kind.js";
+import type { CursorValue } from "../cursor/cursor-value.js";
+import type { RunLogRow } from "../state/run-log.js";
+import type { TargetCapabilities } from "./capabilities.js";
+import type { Column } from "./logical-types.js";
+import type { RecordBatch } from "./record-batch.js";
+import type { CursorRange } from "./source.js";
+import type { TargetTableRef } from "./table-ref.js";
+
+export type WriteStrategy = "append" | "delete_insert" | "merge" | "replace";
+
+export interface TargetTableInfo {
+  readonly columns: readonly Column[];
+}
+
+export interface CommitUnitOptions {
+  /**
+   * How `write` lands rows: `append` and `delete_insert` insert, `merge` upserts on `primaryKey`,
+   * `replace` builds a new table that `commit` swaps in (also used for `--reload`).
+   */
+  readonly strategy: WriteStrategy;
+  /** The table's columns, as `ensureTable` left them (for `replace`: the new table's columns). */
+  readonly columns: readonly Column[];
+  readonly primaryKey?: readonly string[] | undefined;
+  readonly cursor?: { readonly column: string; readonly kind: CursorKind } | undefined;
+}
+
+/**
+ * One commit: everything done through a unit lands together at `commit` or not at all at
+ * `abort`. Core decides when units begin and end; the connector decides how.
+ */
+export interface CommitUnit {
+  /** Deletes the target rows whose cursor lies in `range`, comparing text by code point. */
+  deleteRange(range: CursorRange, options?: { readonly includeNulls?: boolean }): Promise<void>;
+  /** Writes rows by column name; target columns the batch lacks get NULL. */
+  write(batch: RecordBatch): Promise<void>;
+  /** Appends a run-log record in the same commit as the data. */
+  appendRunLog(row: RunLogRow): Promise<void>;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+export interface TargetConnection {
+  readonly capabilities: TargetCapabilities;
+  describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null>;
+  /** The maximum of a cursor column, in code point order for text; null when the table is empty or absent. */
+  maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null>;
+  /**
+   * Creates the table, or adds the columns it lacks. A column whose type no longer fits throws
+   * SL302 naming table, column, old and new type, and changes nothing.
+   */
+  ensureTable(
+    ref: TargetTableRef,
+    columns: readonly Column[],
+    options: { readonly primaryKey?: readonly string[] | undefined },
+  ): Promise<readonly Column[]>;
+  begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit>;
+  /** Staged targets only: makes every committed unit of the table visible at once. */
+  publish?(ref: TargetTableRef): Promise<void>;
+  /** The table's run-log rows in the order they were written. */
+  readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]>;
+  /** Holds the table against other runs until released; throws SL306 when another run holds it. */
+  lockTable?(ref: TargetTableRef): Promise<{ release(): Promise<void> }>;
+  close(): Promise<void>;
+}

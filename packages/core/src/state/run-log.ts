@@ -1,0 +1,90 @@
+import { type CursorValue, cursorFromJSON, cursorToJSON } from "../cursor/cursor-value.js";
+import { SqlloadError } from "../errors/sqlload-error.js";
+import type { Json } from "./json.js";
+
+/** The run-log format this version writes and reads. Newer records block only their own table. */
+export const RUN_LOG_FORMAT_VERSION = 1;
+
+/** The table a target keeps its run log in (`_sqlload_runs` in the table's schema). */
+export const RUN_LOG_TABLE = "_sqlload_runs";
+
+/**
+ * A run-log row as a target stores it: the envelope in columns, the record's body as JSON text,
+ * so targets never need to understand the record and older readers can refuse newer ones.
+ */
+export interface RunLogRow {
+  readonly runId: string;
+  /** The target table the record belongs to, as `schema.name`. */
+  readonly table: string;
+  /** ISO 8601 UTC. */
+  readonly at: string;
+  readonly formatVersion: number;
+  readonly body: string;
+}
+
+export type RunLogEvent = "run" | "reconcile" | "reset";
+
+/** One record: what a commit left behind. */
+export interface RunLogRecord {
+  readonly runId: string;
+  readonly table: string;
+  readonly at: string;
+  readonly event: RunLogEvent;
+  /** Logged state after the commit; undefined when the table keeps none, null when cleared. */
+  readonly state?: Json | undefined;
+  /** The target's maximum of the cursor column after the commit. */
+  readonly cursor?: CursorValue | null | undefined;
+  /** The end of the window this commit finished (windowed tables). */
+  readonly windowEnd?: CursorValue | null | undefined;
+  readonly rows: number;
+  readonly note?: string | undefined;
+}
+
+export function encodeRunLogRecord(record: RunLogRecord): RunLogRow {
+  const body = {
+    event: record.event,
+    ...(record.state !== undefined ? { state: record.state } : {}),
+    cursor: cursorToJSON(record.cursor),
+    windowEnd: cursorToJSON(record.windowEnd),
+    rows: record.rows,
+    ...(record.note ? { note: record.note } : {}),
+  };
+  return {
+    runId: record.runId,
+    table: record.table,
+    at: record.at,
+    formatVersion: RUN_LOG_FORMAT_VERSION,
+    body: JSON.stringify(body),
+  };
+}
+
+/** Decodes a row; throws SL500 naming the record when it is corrupt or of a newer format. */
+export function decodeRunLogRow(row: RunLogRow, index: number): RunLogRecord {
+  const name = `run-log record #${index + 1} of ${row.table} (run ${row.runId}, ${row.at})`;
+  if (row.formatVersion > RUN_LOG_FORMAT_VERSION) {
+    throw new SqlloadError(
+      "SL500",
+      `${name} has format version ${row.formatVersion}, newer than this sqlload reads (${RUN_LOG_FORMAT_VERSION})`,
+      { table: row.table, hint: "Upgrade sqlload, or start a new position after it with `sqlload logged-state reset`." },
+    );
+  }
+  try {
+    const body = JSON.parse(row.body) as Record<string, unknown>;
+    const event = body.event;
+    if (event !== "run" && event !== "reconcile" && event !== "reset") throw new Error(`unknown event ${String(event)}`);
+    if (typeof body.rows !== "number") throw new Error("rows is not a number");
+    return {
+      runId: row.runId,
+      table: row.table,
+      at: row.at,
+      event,
+      state: "state" in body ? (body.state as Json) : undefined,
+      cursor: cursorFromJSON(body.cursor),
+      windowEnd: cursorFromJSON(body.windowEnd),
+      rows: body.rows,
+      note: typeof body.note === "string" ? body.note : undefined,
+    };
+  } catch (cause) {
+    throw new SqlloadError("SL500", `${name} cannot be read: ${(cause as Error).message}`, { table: row.table, cause });
+  }
+}

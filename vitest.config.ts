@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+// One run over every package: unit tests beside the code (`src/**/*.test.ts`), integration tests
+// against real engines in each connector's `test/`, end-to-end tests of the built CLI in apps/cli/test.
+export default defineConfig({
+  test: {
+    include: ["{packages,connectors,apps,examples}/*/{src,test}/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "**/dist/**"],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+    maxWorkers: 2,
+  },
+});
