@@ -97,3 +97,24 @@ export {
   type RunLogRecord,
   type RunLogRow,
 } from "./state/run-log.js";
+
+
+export { type ProjectConfig, type SourceConfig, type TableConfig, type TargetConfig } from "./config/project-config.js";
+export { type TableSettings, validateTableSettings, checkCombinations } from "./config/table-settings.js";
+export { tableSettingSpecs, writeStrategies, camelCase, snakeCase, type SettingSpec } from "./config/schema.js";
+export { loadConfig, findProjectFile, PROJECT_FILE, type LoadConfigOptions } from "./config/load-config.js";
+export { closest, didYouMean } from "./config/suggest.js";
+
+export { planTable, type TablePlan, type PlanInput, type PlanFlags, type EndReason } from "./plan/plan-table.js";
+export { readStart, type ReadStart, type StartReason } from "./plan/read-start.js";
+export { layWindows, windowAt, windowIndexOf, windowStep, MAX_WINDOWS, type WindowSpec } from "./plan/windows.js";
+export { commitMode, CHUNK_BYTES, type CommitMode } from "./plan/commit-mode.js";
+export { renderPlanTree, planToJSON, cursorLine, batchLine } from "./plan/render-plan.js";
+
+export { EVENT_SCHEMA_VERSION, type RunEvent, type EmitEvent, type TableResult, type TableStatus } from "./events/run-event.js";
+export { runTable, type RunTableArgs } from "./run/run-table.js";
+export { keepInRange } from "./run/range-filter.js";
+export { selectTables, type Selectable } from "./run/select-tables.js";
+export { ProjectSession, type ProjectTable, type ConnectorLookup } from "./run/project-session.js";
+export { prepareTable, type PreparedTable } from "./run/prepare-table.js";
+export { planProject, loadProject, failedResult, type LoadOptions, type LoadResult, type PlanProjectResult } from "./run/run-project.js";

@@ -53,6 +53,11 @@ export interface ConnectorContext {
 export interface Connector {
   readonly manifest: ConnectorManifest;
   readonly configSchema: ConnectorConfigSchema;
+  /**
+   * Its sources offer tables of their own through `listTables` (a TypeScript module's exports),
+   * so every command opens them to list tables. Default false: only `sqlload.toml` lists tables.
+   */
+  readonly offersTables?: boolean;
   readonly source?: (context: ConnectorContext) => Promise<SourceConnection>;
   readonly target?: (context: ConnectorContext) => Promise<TargetConnection>;
 }
@@ -61,12 +66,14 @@ export interface Connector {
 export function defineConnector(connector: {
   manifest: Omit<ConnectorManifest, "coreApi"> & { coreApi?: number };
   configSchema?: ConnectorConfigSchema;
+  offersTables?: boolean;
   source?: Connector["source"];
   target?: Connector["target"];
 }): Connector {
   return {
     manifest: { ...connector.manifest, coreApi: connector.manifest.coreApi ?? CORE_API_VERSION },
     configSchema: connector.configSchema ?? {},
+    offersTables: connector.offersTables === true,
     ...(connector.source ? { source: connector.source } : {}),
     ...(connector.target ? { target: connector.target } : {}),
   };

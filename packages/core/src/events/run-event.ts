@@ -1,0 +1,58 @@
+import type { TablePlan } from "../plan/plan-table.js";
+import type { SqlloadError } from "../errors/sqlload-error.js";
+import type { CursorValue } from "../cursor/cursor-value.js";
+import type { CursorRange } from "../connector/source.js";
+
+/** Bumped when a field of an event changes meaning or disappears (adding fields does not bump it). */
+export const EVENT_SCHEMA_VERSION = 1;
+
+export type TableStatus = "loaded" | "failed" | "skipped";
+
+/** What one table did in one run: the facts of `table_completed`/`table_failed` and of run_results.json. */
+export interface TableResult {
+  /** The target table, `raw.app__orders`. */
+  readonly table: string;
+  readonly source: string;
+  readonly key: string;
+  readonly status: TableStatus;
+  readonly rows: number;
+  /** Rows a source yielded outside the read range, dropped by the engine. */
+  readonly dropped: number;
+  readonly windows: number;
+  readonly positionBefore: CursorValue | null;
+  readonly positionAfter: CursorValue | null;
+  /** Present for tables with an end (`cursor_end`, `--end-cursor`) or a per-run window bound. */
+  readonly caughtUp?: boolean | undefined;
+  readonly seconds: number;
+  readonly error?: SqlloadError | undefined;
+}
+
+/** Everything the engine reports; renderers (tree, progress, lines, JSON) subscribe to these. */
+export type RunEvent =
+  | { readonly type: "run_started"; readonly runId: string; readonly at: string; readonly tables: readonly string[] }
+  | { readonly type: "table_planned"; readonly table: string; readonly plan: TablePlan }
+  | { readonly type: "table_started"; readonly table: string; readonly plan: TablePlan }
+  | {
+      readonly type: "rows_read";
+      readonly table: string;
+      /** Rows written so far in this run. */
+      readonly rows: number;
+      readonly windowsDone: number;
+      readonly windowsTotal?: number | undefined;
+    }
+  | {
+      readonly type: "window_committed";
+      readonly table: string;
+      /** Index of the window among the table's windows; undefined for unwindowed commits. */
+      readonly window?: { readonly index: number; readonly count: number } | undefined;
+      readonly range: CursorRange;
+      readonly rows: number;
+      readonly totalRows: number;
+      readonly position: CursorValue | null;
+    }
+  | { readonly type: "table_completed"; readonly result: TableResult }
+  | { readonly type: "table_failed"; readonly result: TableResult }
+  | { readonly type: "table_skipped"; readonly result: TableResult }
+  | { readonly type: "run_completed"; readonly runId: string; readonly results: readonly TableResult[]; readonly seconds: number };
+
+export type EmitEvent = (event: RunEvent) => void;

@@ -1,0 +1,205 @@
+import type { TableSettings } from "../config/table-settings.js";
+import type { CursorRange } from "../connector/source.js";
+import type { TargetTableRef } from "../connector/table-ref.js";
+import type { WriteStrategy } from "../connector/target.js";
+import { type CursorKind, isTimeKind } from "../cursor/cursor-kind.js";
+import { type CursorValue, compareCursor, parseCursor } from "../cursor/cursor-value.js";
+import { SqlloadError } from "../errors/sqlload-error.js";
+import { type CommitMode, commitMode } from "./commit-mode.js";
+import { type ReadStart, nowAs, nowMicros, readStart, todayDays } from "./read-start.js";
+import { type WindowSpec, layWindows, successor, windowStep } from "./windows.js";
+
+export type EndReason = "--end-cursor" | "cursor_end" | "now plus lookahead" | "now" | "source maximum";
+
+export interface PlanFlags {
+  readonly startCursor?: string | undefined;
+  readonly endCursor?: string | undefined;
+  readonly reload?: boolean | undefined;
+  /** `load --max-windows N`: overrides `max_windows_per_run`. */
+  readonly maxWindows?: number | undefined;
+}
+
+/** Everything planning one table needs, gathered beforehand: planning itself does no I/O. */
+export interface PlanInput {
+  readonly source: string;
+  /** The table key as configured (`public.orders`). */
+  readonly key: string;
+  readonly target: TargetTableRef;
+  readonly settings: TableSettings;
+  /** Present when the table has a cursor column and its kind is known. */
+  readonly cursor?: { readonly column: string; readonly kind: CursorKind; readonly nullable: boolean } | undefined;
+  /** Lines the source wants shown (index, collation, snapshot). */
+  readonly sourceNotes?: readonly string[] | undefined;
+  /** The source reads in cursor order cheaply (its cursor leads an index). */
+  readonly orderedSource?: boolean | undefined;
+  readonly targetMax: CursorValue | null;
+  readonly loggedWindow?: { readonly windowEnd: CursorValue; readonly cursor: CursorValue | null } | undefined;
+  /** The source's maximum when planning: an integer cursor's windows end just past it. */
+  readonly sourceMax?: CursorValue | null | undefined;
+  readonly flags: PlanFlags;
+  /** The run's start, fixed for the whole run. */
+  readonly now: Date;
+}
+
+export interface TablePlan {
+  readonly source: string;
+  readonly key: string;
+  readonly target: TargetTableRef;
+  readonly description?: string | undefined;
+  readonly strategy: WriteStrategy;
+  readonly primaryKey?: readonly string[] | undefined;
+  readonly columns?: readonly string[] | undefined;
+  readonly cursor?: { readonly column: string; readonly kind: CursorKind; readonly nullable: boolean } | undefined;
+  readonly start: ReadStart;
+  readonly end?: { readonly reason: EndReason; readonly value: CursorValue } | undefined;
+  /** The whole read of this run, before windows. */
+  readonly range: CursorRange;
+  /** Rows whose cursor is NULL are read: a full read (no lower bound). */
+  readonly includeNulls: boolean;
+  readonly reload: boolean;
+  readonly commit: CommitMode;
+  readonly windows?: (WindowSpec & { readonly size: string; readonly perRun?: number | undefined }) | undefined;
+  readonly notes: readonly string[];
+}
+
+/** Plans one table: SPEC §3–§9 as a pure function of its inputs. */
+export function planTable(input: PlanInput): TablePlan {
+  const { settings, flags } = input;
+  const table = `${input.source}.${input.key}`;
+  const cursor = input.cursor;
+  const strategy: WriteStrategy = settings.writeStrategy ?? (settings.cursorColumn ? "delete_insert" : "replace");
+  const reload = flags.reload === true;
+  const notes: string[] = [];
+  const base = {
+    source: input.source,
+    key: input.key,
+    target: input.target,
+    description: settings.description,
+    strategy,
+    primaryKey: settings.primaryKey,
+    columns: settings.columns,
+    cursor,
+    reload,
+  };
+
+  if (!cursor) {
+    if (flags.startCursor !== undefined || flags.endCursor !== undefined) {
+      throw new SqlloadError("SL204", `table ${table} has no cursor column, so --start-cursor/--end-cursor cannot apply to it`, { table });
+    }
+    const commit = commitMode({ strategy, reload, settings, orderedSource: false });
+    return { ...base, start: { reason: "everything", inclusive: true }, range: {}, includeNulls: true, commit, notes: [...(input.sourceNotes ?? [])] };
+  }
+
+  const kind = cursor.kind;
+  if (!isTimeKind(kind)) {
+    for (const key of ["lookback", "lookahead"] as const) {
+      if (settings[key]) {
+        throw new SqlloadError("SL205", `table ${table}: \`${key}\` needs a date or timestamp cursor; ${cursor.column} is ${kind}`, { table });
+      }
+    }
+  }
+  const batch = settings.batchSize !== undefined && settings.batchSize !== "none" ? settings.batchSize : undefined;
+  const step = batch !== undefined ? windowStep(kind, batch, table) : undefined;
+  const windowed = step !== undefined && strategy !== "replace";
+
+  const start = readStart({
+    kind,
+    settings,
+    strategy,
+    startCursor: flags.startCursor,
+    reload,
+    targetMax: input.targetMax,
+    loggedWindow: input.loggedWindow,
+    windowed,
+    now: input.now,
+  });
+  const end = strategy === "replace" && flags.endCursor === undefined ? undefined : readEnd(input, kind, windowed);
+  if (start.value && end && compareCursor(start.value, end.value) >= 0 && start.reason === "--start-cursor") {
+    throw new SqlloadError("SL210", `table ${table}: --start-cursor is not before ${end.reason}`, { table });
+  }
+
+  const range: CursorRange = {
+    ...(start.value ? { from: start.value, fromInclusive: start.inclusive } : {}),
+    ...(end ? { to: end.value } : {}),
+  };
+  const includeNulls = start.value === undefined && end === undefined;
+
+  if (strategy === "replace" && (settings.batchSize !== undefined || settings.lookback)) {
+    notes.push("replace reads everything on every run: batch_size and lookback are ignored");
+  }
+  if (cursor.nullable) {
+    notes.push(`rows whose ${cursor.column} is NULL are read by a full read only (first run, --reload, replace), never by an incremental one`);
+  }
+  notes.push(...(input.sourceNotes ?? []));
+
+  const commit = commitMode({ strategy, reload, settings, cursorKind: kind, orderedSource: input.orderedSource === true });
+  let windows: TablePlan["windows"];
+  if (step !== undefined && strategy !== "replace") {
+    if (!start.value) {
+      throw new SqlloadError("SL202", `table ${table} sets \`batch_size\` but has no start: the target is empty and there is no \`cursor_start\``, { table });
+    }
+    // `append` reads strictly after the maximum: windows start at its successor.
+    const from = start.inclusive ? start.value : (successor(start.value) as CursorValue);
+    if (!end) throw new SqlloadError("SL900", `table ${table}: a windowed read has no end`, { table });
+    const spec = layWindows(from, end.value, step, table);
+    const perRun = flags.maxWindows ?? settings.maxWindowsPerRun;
+    windows = { ...spec, size: batchText(batch as NonNullable<typeof batch>), perRun };
+  }
+  return { ...base, start, end, range, includeNulls, commit, windows, notes };
+}
+
+function batchText(batch: NonNullable<TableSettings["batchSize"]>): string {
+  if (typeof batch === "bigint") return batch.toString();
+  if (batch === "none") return "none";
+  return describeBatch(batch.micros);
+}
+
+function describeBatch(micros: bigint): string {
+  const units: [bigint, string][] = [
+    [86_400_000_000n, "day"],
+    [3_600_000_000n, "hour"],
+    [60_000_000n, "minute"],
+    [1_000_000n, "second"],
+  ];
+  let rest = micros;
+  let out = "";
+  for (const [size, name] of units) {
+    const n = rest / size;
+    rest %= size;
+    if (n > 0n) out += `${n}${name}${n === 1n ? "" : "s"}`;
+  }
+  return out;
+}
+
+function readEnd(input: PlanInput, kind: CursorKind, windowed: boolean): TablePlan["end"] {
+  const { settings, flags, now } = input;
+  if (flags.endCursor !== undefined) return { reason: "--end-cursor", value: parseCursor(kind, flags.endCursor, "--end-cursor") };
+  if (settings.cursorEnd !== undefined) {
+    if (settings.cursorEnd === "now") {
+      if (!isTimeKind(kind)) {
+        throw new SqlloadError("SL207", `table ${input.source}.${input.key}: \`cursor_end = "now"\` needs a date or timestamp cursor`, { table: `${input.source}.${input.key}` });
+      }
+      // A date cursor ends at today, exclusive: it loads up to yesterday, never half of today.
+      return { reason: "cursor_end", value: nowAs(kind, now) };
+    }
+    return { reason: "cursor_end", value: parseCursor(kind, settings.cursorEnd, "cursor_end") };
+  }
+  if (settings.lookahead && isTimeKind(kind)) {
+    const value: CursorValue =
+      kind === "date"
+        ? { kind, value: todayDays(now) + Math.ceil(Number(settings.lookahead.micros) / 86_400_000_000) + 1 }
+        : { kind, value: nowMicros(now) + settings.lookahead.micros };
+    return { reason: "now plus lookahead", value };
+  }
+  if (!windowed) return undefined;
+  if (kind === "timestamp") return { reason: "now", value: nowAs(kind, now) };
+  // A windowed date cursor without an end reads today too, as an unwindowed read would.
+  if (kind === "date") return { reason: "now", value: { kind, value: todayDays(now) + 1 } };
+  if (kind === "integer") {
+    const max = input.sourceMax;
+    const value: CursorValue = max && max.kind === "integer" ? { kind, value: max.value + 1n } : { kind, value: 0n };
+    // Without a source maximum (empty source) the end equals any start at or after 0: nothing to read.
+    return { reason: "source maximum", value: max ? value : (input.targetMax ?? value) };
+  }
+  return undefined;
+}

@@ -1,0 +1,104 @@
+import { formatTargetTable } from "../connector/table-ref.js";
+import { type CursorValue, cursorToJSON, formatCursor } from "../cursor/cursor-value.js";
+import type { TablePlan } from "./plan-table.js";
+import { windowAt } from "./windows.js";
+
+/** The cursor line of SPEC §5: `cursor updated_at from 2026-10-12 16:00:00.000000+00 (destination maximum)`. */
+export function cursorLine(plan: TablePlan): string | undefined {
+  const cursor = plan.cursor;
+  if (!cursor) return undefined;
+  const { start, end } = plan;
+  let text = `cursor ${cursor.column}`;
+  if (!start.value) {
+    text += plan.strategy === "replace" || plan.reload ? " everything (full read)" : " everything (first run, no cursor_start)";
+  } else if (start.reason === "cursor_start") {
+    text += ` first run, from cursor_start ${formatCursor(start.value)}`;
+  } else {
+    const word = start.inclusive ? "from" : "after";
+    let reason: string = start.reason;
+    if (start.reason === "destination maximum" && start.basis && start.value !== start.basis) {
+      reason = `destination maximum ${formatCursor(start.basis)} minus lookback`;
+    } else if (start.reason === "window position") {
+      reason = "end of the last committed window";
+    }
+    text += ` ${word} ${formatCursor(start.value)} (${reason})`;
+  }
+  if (end) text += `, below ${formatCursor(end.value)} (${end.reason})`;
+  return text;
+}
+
+/** The batch line of SPEC §7: how the table commits. */
+export function batchLine(plan: TablePlan): string {
+  switch (plan.commit) {
+    case "swap":
+      return "batch one commit at the end: a new table is built and swapped in";
+    case "chunked":
+      return "batch commits about every 1 GB, in cursor order, only between distinct cursor values";
+    case "per-read":
+      return "batch one commit per read";
+    case "per-window": {
+      const w = plan.windows;
+      if (!w || w.count === 0) return "batch 0 windows: caught up";
+      const bound = w.perRun !== undefined && w.perRun < w.count ? `, at most ${w.perRun} this run` : "";
+      return `batch ${w.count} window${w.count === 1 ? "" : "s"} of ${w.size}, one commit each${bound}`;
+    }
+  }
+}
+
+/** The tree `plan` prints for one table. */
+export function renderPlanTree(plan: TablePlan): string {
+  const lines: string[] = [];
+  if (plan.description) lines.push(`description ${plan.description}`);
+  lines.push(`strategy ${plan.strategy}${plan.reload && plan.strategy !== "replace" ? " (--reload: rebuilt and swapped in)" : ""}`);
+  if (plan.columns) lines.push(`columns ${plan.columns.join(", ")}`);
+  lines.push(batchLine(plan));
+  for (const note of plan.notes) lines.push(`note ${note}`);
+  const cursor = cursorLine(plan);
+  if (cursor) lines.push(cursor);
+  const head = `${formatTargetTable(plan.target)} ← ${plan.source}.${plan.key}`;
+  return [head, ...lines.map((line, i) => `${i === lines.length - 1 ? "└──" : "├──"} ${line}`)].join("\n");
+}
+
+const json = (value: CursorValue | undefined | null) => cursorToJSON(value ?? null);
+
+/** The same facts as the tree, as JSON (`plan --json`). */
+export function planToJSON(plan: TablePlan): Record<string, unknown> {
+  const w = plan.windows;
+  return {
+    table: formatTargetTable(plan.target),
+    source: plan.source,
+    key: plan.key,
+    description: plan.description ?? null,
+    strategy: plan.strategy,
+    reload: plan.reload,
+    primaryKey: plan.primaryKey ?? null,
+    columns: plan.columns ?? null,
+    cursor: plan.cursor
+      ? {
+          column: plan.cursor.column,
+          kind: plan.cursor.kind,
+          nullable: plan.cursor.nullable,
+          start: { reason: plan.start.reason, value: json(plan.start.value), inclusive: plan.start.inclusive, basis: json(plan.start.basis) },
+          end: plan.end ? { reason: plan.end.reason, value: json(plan.end.value) } : null,
+          line: cursorLine(plan),
+        }
+      : null,
+    includeNulls: plan.includeNulls,
+    commit: plan.commit,
+    batch: batchLine(plan),
+    windows: w
+      ? {
+          count: w.count,
+          size: w.size,
+          perRun: w.perRun ?? null,
+          first: w.count > 0 ? rangeJSON(windowAt(w, 0)) : null,
+          last: w.count > 0 ? rangeJSON(windowAt(w, w.count - 1)) : null,
+        }
+      : null,
+    notes: plan.notes,
+  };
+}
+
+function rangeJSON(range: { from?: CursorValue | undefined; to?: CursorValue | undefined }) {
+  return { from: json(range.from), to: json(range.to) };
+}

@@ -1,0 +1,148 @@
+import { checkCombinations, type TableSettings, validateTableSettings } from "../config/table-settings.js";
+import { camelCase } from "../config/schema.js";
+import type { Column } from "../connector/logical-types.js";
+import type { SourceConnection, SourceTableInfo, SourceTableRequest } from "../connector/source.js";
+import { formatTargetTable } from "../connector/table-ref.js";
+import type { TargetConnection } from "../connector/target.js";
+import { type CursorKind, cursorKindOf } from "../cursor/cursor-kind.js";
+import { type CursorValue, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
+import { SqlloadError } from "../errors/sqlload-error.js";
+import { type PlanFlags, type TablePlan, planTable } from "../plan/plan-table.js";
+import { decodeRunLogRow } from "../state/run-log.js";
+import type { ProjectTable } from "./project-session.js";
+
+/** A table ready to run: its plan and what running it needs. */
+export interface PreparedTable {
+  readonly table: ProjectTable;
+  readonly plan: TablePlan;
+  readonly request: SourceTableRequest;
+  readonly info: SourceTableInfo;
+  readonly targetColumns: readonly Column[] | undefined;
+  readonly source: SourceConnection;
+}
+
+/**
+ * Gathers what planning needs (the source's metadata, the target's maximum and run log), then
+ * plans. Reads metadata only; moves no data.
+ */
+export async function prepareTable(args: {
+  table: ProjectTable;
+  source: SourceConnection;
+  target: TargetConnection;
+  flags: PlanFlags;
+  now: Date;
+}): Promise<PreparedTable> {
+  const { table, source, target, flags, now } = args;
+  const config = table.config;
+  const name = formatTargetTable(config.target);
+  const baseRequest: SourceTableRequest = {
+    table: config.ref,
+    cursorColumn: config.settings.cursorColumn,
+    columns: config.settings.columns,
+    options: config.options,
+  };
+  const info = await source.describeTable(baseRequest);
+  const settings = mergeSettings(config.settings, info.settings, config.where, `${config.source}.${config.ref.key}`);
+  const request: SourceTableRequest = { ...baseRequest, cursorColumn: settings.cursorColumn, columns: settings.columns };
+  const targetInfo = await target.describeTable(config.target);
+  const targetColumns = targetInfo?.columns;
+  const cursor = settings.cursorColumn ? resolveCursor(settings, info, targetColumns, name) : undefined;
+  checkColumnsExist(settings, info.columns, name);
+
+  let targetMax: CursorValue | null = null;
+  let loggedWindow: { windowEnd: CursorValue; cursor: CursorValue | null } | undefined;
+  if (cursor && targetInfo) {
+    targetMax = await target.maxCursor(config.target, cursor.column, cursor.kind);
+    const windowed = settings.batchSize !== undefined && settings.batchSize !== "none";
+    if (windowed) loggedWindow = await lastWindow(target, config, cursor.kind);
+  }
+  let sourceMax: CursorValue | null | undefined;
+  const needsSourceMax = cursor?.kind === "integer" && settings.batchSize !== undefined && settings.batchSize !== "none" && !flags.endCursor && !settings.cursorEnd;
+  if (needsSourceMax) {
+    const reader = await source.openTable(request, info);
+    try {
+      sourceMax = reader.maxCursor ? await reader.maxCursor() : null;
+    } finally {
+      await reader.close();
+    }
+  }
+  const plan = planTable({
+    source: config.source,
+    key: config.ref.key,
+    target: config.target,
+    settings,
+    cursor,
+    sourceNotes: info.notes,
+    orderedSource: source.capabilities.orderedReads && info.cursorIndexed === true,
+    targetMax,
+    loggedWindow,
+    sourceMax,
+    flags,
+    now,
+  });
+  return { table, plan, request, info: { ...info, settings: undefined }, targetColumns, source };
+}
+
+/** A table's own settings (TypeScript options, camelCase) below those of `sqlload.toml`. */
+function mergeSettings(file: TableSettings, own: SourceTableInfo["settings"], where: ProjectTable["config"]["where"], table: string): TableSettings {
+  if (!own || Object.keys(own).length === 0) return file;
+  const validated = validateTableSettings(own, { naming: "camel", where, table }).settings;
+  const merged = { ...validated, ...definedOnly(file) } as TableSettings;
+  checkCombinations(merged, camelCase, where, table);
+  return merged;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function resolveCursor(settings: TableSettings, info: SourceTableInfo, targetColumns: readonly Column[] | undefined, table: string) {
+  const column = settings.cursorColumn as string;
+  const columns = info.columns ?? targetColumns;
+  const found = columns?.find((c) => c.name === column);
+  if (columns && !found) {
+    throw new SqlloadError("SL200", `table ${table}: cursor column "${column}" is not among its columns (${columns.map((c) => c.name).join(", ")})`, { table });
+  }
+  let kind: CursorKind | undefined = info.cursorKind ?? (found ? cursorKindOf(found.type) : undefined);
+  if (found && !kind) {
+    throw new SqlloadError("SL201", `table ${table}: cursor column "${column}" is ${found.type.kind}; a cursor must be an integer, date, timestamp or text column`, { table });
+  }
+  // A table function without declared columns: the first rows will tell; until then, cursor_start's form does.
+  kind ??= guessKind(settings.cursorStart ?? settings.cursorEnd);
+  if (!kind) return undefined;
+  return { column, kind, nullable: info.cursorNullable ?? found?.nullable ?? true };
+}
+
+function guessKind(text: string | undefined): CursorKind | undefined {
+  if (text === undefined || text === "now") return undefined;
+  if (/^-?\d+$/.test(text)) return "integer";
+  if (parseDateDays(text) !== undefined) return "date";
+  if (parseTimestampMicros(text) !== undefined) return "timestamp";
+  return "text";
+}
+
+function checkColumnsExist(settings: TableSettings, columns: readonly Column[] | undefined, table: string): void {
+  if (!columns) return;
+  const names = new Set(columns.map((c) => c.name));
+  for (const key of settings.primaryKey ?? []) {
+    if (!names.has(key)) throw new SqlloadError("SL208", `table ${table}: primary key column "${key}" is not among its columns`, { table });
+  }
+  for (const name of settings.columns ?? []) {
+    if (!names.has(name)) throw new SqlloadError("SL209", `table ${table}: column "${name}" in \`columns\` is not among its columns`, { table });
+  }
+  if (settings.columns && settings.cursorColumn && !settings.columns.includes(settings.cursorColumn)) {
+    throw new SqlloadError("SL209", `table ${table}: \`columns\` must include the cursor column "${settings.cursorColumn}"`, { table });
+  }
+}
+
+/** The last committed window's end and the target's maximum then, from the run log (SPEC §9). */
+async function lastWindow(target: TargetConnection, config: ProjectTable["config"], kind: CursorKind) {
+  const rows = await target.readRunLog(config.target);
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const record = decodeRunLogRow(rows[i]!, i);
+    if (record.event !== "run") continue;
+    if (!record.windowEnd || record.windowEnd.kind !== kind) return undefined;
+    return { windowEnd: record.windowEnd, cursor: record.cursor ?? null };
+  }
+  return undefined;
+}

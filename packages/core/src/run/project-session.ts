@@ -1,0 +1,94 @@
+import type { ProjectConfig, TableConfig } from "../config/project-config.js";
+import type { Connector } from "../connector/connector.js";
+import type { SourceConnection } from "../connector/source.js";
+import { targetTableFor } from "../connector/table-ref.js";
+import type { TargetConnection } from "../connector/target.js";
+import { SqlloadError, asSqlloadError } from "../errors/sqlload-error.js";
+import { type Selectable, selectTables } from "./select-tables.js";
+
+export type ConnectorLookup = (name: string) => Connector | undefined;
+
+/** A table of the project, listed in `sqlload.toml` or offered by its source (a TypeScript module). */
+export interface ProjectTable extends Selectable {
+  readonly config: TableConfig;
+}
+
+/**
+ * The connections of one command: sources and the target are opened on first use and closed
+ * together, so `check` connects to nothing and `plan` only to what it must read.
+ */
+export class ProjectSession {
+  private readonly sources = new Map<string, Promise<SourceConnection>>();
+  private target: Promise<TargetConnection> | undefined;
+
+  constructor(
+    readonly config: ProjectConfig,
+    private readonly connectors: ConnectorLookup,
+  ) {}
+
+  private connector(name: string): Connector {
+    const connector = this.connectors(name);
+    if (!connector) throw new SqlloadError("SL400", `connector "${name}" is not installed`);
+    return connector;
+  }
+
+  source(name: string): Promise<SourceConnection> {
+    let connection = this.sources.get(name);
+    if (!connection) {
+      const config = this.config.sources.find((s) => s.name === name);
+      if (!config) throw new SqlloadError("SL900", `no source ${name}`);
+      const connector = this.connector(config.connector);
+      if (!connector.source) throw new SqlloadError("SL401", `connector "${config.connector}" of source ${name} cannot read`, { location: config.location });
+      connection = connector.source({ options: config.options, projectDir: this.config.dir, sourceName: name }).catch((error) => {
+        throw asSqlloadError(error, "SL304", `cannot open source ${name}`);
+      });
+      this.sources.set(name, connection);
+    }
+    return connection;
+  }
+
+  targetConnection(): Promise<TargetConnection> {
+    if (!this.target) {
+      const config = this.config.target;
+      const connector = this.connector(config.connector);
+      if (!connector.target) throw new SqlloadError("SL402", `connector "${config.connector}" cannot be a target`, { location: config.location });
+      this.target = connector.target({ options: config.options, projectDir: this.config.dir, schema: config.schema }).catch((error) => {
+        throw asSqlloadError(error, "SL308", `cannot open target ${config.connector}`, { retryable: true });
+      });
+    }
+    return this.target;
+  }
+
+  /** Every table: those in `sqlload.toml`, plus those a source offers itself (a TypeScript module's exports). */
+  async tables(): Promise<ProjectTable[]> {
+    const out: ProjectTable[] = [];
+    for (const source of this.config.sources) {
+      const listed = new Map(source.tables.map((t) => [t.ref.key, t]));
+      const connection = this.connector(source.connector).offersTables ? await this.source(source.name) : undefined;
+      const offered = connection?.listTables ? await connection.listTables() : [];
+      for (const ref of offered) {
+        if (listed.has(ref.key)) continue;
+        const config: TableConfig = {
+          source: source.name,
+          ref,
+          target: targetTableFor(this.config.target.schema, source.name, ref),
+          settings: {},
+          options: {},
+          where: () => source.location,
+        };
+        listed.set(ref.key, config);
+      }
+      for (const config of listed.values()) out.push({ source: source.name, name: config.target.name, config });
+    }
+    return out;
+  }
+
+  async select(patterns: readonly string[]): Promise<ProjectTable[]> {
+    return selectTables(await this.tables(), patterns);
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.sources.values(), ...(this.target ? [this.target] : [])];
+    await Promise.all(all.map((p) => p.then((c) => c.close()).catch(() => {})));
+  }
+}

@@ -1,0 +1,328 @@
+import type { Column } from "../connector/logical-types.js";
+import { type RecordBatch, cursorAt, selectColumns } from "../connector/record-batch.js";
+import type { CursorRange, SourceConnection, SourceItem, SourceTableInfo, SourceTableReader, SourceTableRequest } from "../connector/source.js";
+import { formatTargetTable } from "../connector/table-ref.js";
+import type { CommitUnit, TargetConnection } from "../connector/target.js";
+import { type CursorValue, compareCursor, maxCursor } from "../cursor/cursor-value.js";
+import { SqlloadError, asSqlloadError, isSqlloadError } from "../errors/sqlload-error.js";
+import type { EmitEvent, TableResult } from "../events/run-event.js";
+import { CHUNK_BYTES } from "../plan/commit-mode.js";
+import type { TablePlan } from "../plan/plan-table.js";
+import { windowAt, windowIndexOf } from "../plan/windows.js";
+import { encodeRunLogRecord } from "../state/run-log.js";
+import { DuplicateKeyCheck } from "./key-check.js";
+import { keepInRange } from "./range-filter.js";
+
+export interface RunTableArgs {
+  readonly plan: TablePlan;
+  readonly source: SourceConnection;
+  readonly request: SourceTableRequest;
+  readonly info: SourceTableInfo;
+  readonly target: TargetConnection;
+  /** The target table's columns before the run; undefined when it does not exist. */
+  readonly targetColumns: readonly Column[] | undefined;
+  readonly runId: string;
+  readonly emit: EmitEvent;
+  readonly signal: AbortSignal;
+  /** Bytes between commits of an ordered read; default about 1 GB. */
+  readonly chunkBytes?: number | undefined;
+}
+
+/** One read of the source into one or more commit units. */
+interface ReadPass {
+  readonly range: CursorRange;
+  readonly includeNulls: boolean;
+  readonly window?: { readonly index: number; readonly count: number } | undefined;
+}
+
+/**
+ * Runs one table's plan: reads the source and commits into the target as the plan's commit mode
+ * says, writing a run-log record in every commit. Never throws: failures become a `failed`
+ * result (the commit in flight is aborted; earlier commits stay).
+ */
+export async function runTable(args: RunTableArgs): Promise<TableResult> {
+  const run = new TableRun(args);
+  return run.execute();
+}
+
+class TableRun {
+  private readonly plan: TablePlan;
+  private readonly tableName: string;
+  private readonly started = Date.now();
+  private rows = 0;
+  /** Rows written into the commit unit in flight. */
+  private unitRows = 0;
+  private dropped = 0;
+  private windowsDone = 0;
+  private position: CursorValue | null;
+  private readonly positionBefore: CursorValue | null;
+  private columns: readonly Column[] | undefined;
+  private ensured = false;
+  private readonly keyCheck: DuplicateKeyCheck | undefined;
+  private unit: CommitUnit | undefined;
+
+  constructor(private readonly args: RunTableArgs) {
+    this.plan = args.plan;
+    this.tableName = formatTargetTable(args.plan.target);
+    this.position = args.plan.start.basis ?? null;
+    this.positionBefore = this.position;
+    this.columns = args.info.columns;
+    this.keyCheck = this.plan.strategy === "merge" && this.plan.primaryKey ? new DuplicateKeyCheck(this.plan.primaryKey, this.tableName) : undefined;
+  }
+
+  async execute(): Promise<TableResult> {
+    const { emit } = this.args;
+    emit({ type: "table_started", table: this.tableName, plan: this.plan });
+    let reader: SourceTableReader | undefined;
+    let caughtUp: boolean | undefined;
+    try {
+      reader = await this.args.source.openTable(this.args.request, this.args.info);
+      caughtUp = await this.load(reader);
+      const result = this.result("loaded", caughtUp);
+      emit({ type: "table_completed", result });
+      return result;
+    } catch (error) {
+      await this.unit?.abort().catch(() => {});
+      this.unit = undefined;
+      const err = this.args.signal.aborted && !isSqlloadError(error)
+        ? new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName })
+        : asSqlloadError(error, "SL304", `load of ${this.tableName} failed`, { table: this.tableName });
+      const result = this.result("failed", undefined, err);
+      emit({ type: "table_failed", result });
+      return result;
+    } finally {
+      await reader?.close().catch(() => {});
+    }
+  }
+
+  private result(status: TableResult["status"], caughtUp: boolean | undefined, error?: SqlloadError): TableResult {
+    const reportsCaughtUp = this.plan.end?.reason === "cursor_end" || this.plan.end?.reason === "--end-cursor" || this.plan.windows?.perRun !== undefined;
+    return {
+      table: this.tableName,
+      source: this.plan.source,
+      key: this.plan.key,
+      status,
+      rows: this.rows,
+      dropped: this.dropped,
+      windows: this.windowsDone,
+      positionBefore: this.positionBefore,
+      positionAfter: this.position,
+      ...(reportsCaughtUp && status === "loaded" ? { caughtUp: caughtUp ?? true } : {}),
+      seconds: (Date.now() - this.started) / 1000,
+      ...(error ? { error } : {}),
+    };
+  }
+
+  /** Returns whether the table is caught up (no window left before its end). */
+  private async load(reader: SourceTableReader): Promise<boolean> {
+    const plan = this.plan;
+    if (plan.commit === "swap") {
+      // One unit for everything: a new table built and swapped in at the end.
+      const passes: ReadPass[] = plan.windows
+        ? Array.from({ length: plan.windows.count }, (_, k) => ({ range: windowAt(plan.windows!, k), includeNulls: false, window: { index: k, count: plan.windows!.count } }))
+        : [{ range: plan.range, includeNulls: plan.includeNulls }];
+      for (const pass of passes) await this.readPass(reader, pass, false);
+      await this.commitUnit(undefined, undefined);
+      return true;
+    }
+    if (!plan.windows) {
+      await this.readPass(reader, { range: plan.range, includeNulls: plan.includeNulls }, plan.commit === "chunked");
+      await this.commitUnit(undefined, undefined);
+      return true;
+    }
+    return this.loadWindows(reader, plan.windows);
+  }
+
+  private async loadWindows(reader: SourceTableReader, windows: NonNullable<TablePlan["windows"]>): Promise<boolean> {
+    const limit = windows.perRun ?? Number.POSITIVE_INFINITY;
+    let k = 0;
+    let read = 0;
+    while (k < windows.count && read < limit) {
+      this.throwIfAborted();
+      let window = windowAt(windows, k);
+      if (reader.firstCursorAtOrAfter && window.from) {
+        // Skip windows in which the source has no rows, so a bounded run always moves data when any is left.
+        const next = await reader.firstCursorAtOrAfter(window.from);
+        if (!next || compareCursor(next, windows.end) >= 0) {
+          await this.commitEmpty({ from: window.from, to: windows.end }, { index: windows.count - 1, count: windows.count });
+          return true;
+        }
+        const index = windowIndexOf(windows, next);
+        if (index > k) {
+          k = index;
+          window = windowAt(windows, k);
+        }
+      }
+      const info = { index: k, count: windows.count };
+      await this.readPass(reader, { range: window, includeNulls: false, window: info }, false);
+      await this.commitUnit(window, info);
+      read++;
+      k++;
+    }
+    return k >= windows.count;
+  }
+
+  private throwIfAborted(): void {
+    if (this.args.signal.aborted) throw new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName });
+  }
+
+  /** Reads one range into the current unit (beginning it when needed); with `chunked`, commits at safe points. */
+  private async readPass(reader: SourceTableReader, pass: ReadPass, chunked: boolean): Promise<void> {
+    const iterator = reader
+      .read({
+        range: pass.range,
+        includeNulls: pass.includeNulls,
+        ordered: chunked,
+        window: pass.window,
+        signal: this.args.signal,
+      })
+      [Symbol.asyncIterator]();
+    const chunkBytes = this.args.chunkBytes ?? CHUNK_BYTES;
+    let bytes = 0;
+    let pending: IteratorResult<SourceItem> | undefined = await this.next(iterator);
+    if (!this.unit) await this.beginUnit(pending.done ? undefined : pending.value, pass);
+    while (!pending.done) {
+      this.throwIfAborted();
+      const item = pending.value;
+      if (item.kind === "batch") await this.write(item.batch, pass);
+      else if (item.kind === "commit-point" && chunked) {
+        bytes += item.bytesSinceLast ?? 0;
+        if (bytes >= chunkBytes) {
+          bytes = 0;
+          await this.commitUnit(undefined, undefined);
+          await this.beginUnit(undefined, { ...pass, range: {} }, false);
+        }
+      }
+      pending = await this.next(iterator);
+    }
+  }
+
+  private async next(iterator: AsyncIterator<SourceItem>): Promise<IteratorResult<SourceItem>> {
+    try {
+      return await iterator.next();
+    } catch (error) {
+      throw asSqlloadError(error, "SL304", `reading ${this.plan.source}.${this.plan.key} failed`, { table: this.tableName });
+    }
+  }
+
+  /** Makes sure the target table exists (when its columns are known) and begins a commit unit. */
+  private async beginUnit(first: SourceItem | undefined, pass: ReadPass, deleteRange = true): Promise<void> {
+    const { target } = this.args;
+    const plan = this.plan;
+    if (!this.columns && first?.kind === "batch") this.columns = first.batch.schema;
+    const columns = this.projectSchema(this.columns ?? this.args.targetColumns);
+    const replacing = plan.commit === "swap";
+    if (!replacing && columns && !this.ensured) {
+      this.columns = await target.ensureTable(plan.target, columns, { primaryKey: plan.primaryKey });
+      this.ensured = true;
+    }
+    this.unit = await target.begin(plan.target, {
+      strategy: replacing ? "replace" : plan.strategy,
+      columns: columns ?? [],
+      primaryKey: plan.primaryKey,
+      cursor: plan.cursor ? { column: plan.cursor.column, kind: plan.cursor.kind } : undefined,
+    });
+    if (deleteRange && !replacing && plan.strategy === "delete_insert" && this.ensured) {
+      await this.unit.deleteRange(pass.range, { includeNulls: pass.includeNulls });
+      if (this.position && inRange(this.position, pass.range)) this.position = null;
+    }
+  }
+
+  /** Keeps only the configured `columns`. */
+  private project(batch: RecordBatch): RecordBatch {
+    const wanted = this.plan.columns;
+    if (!wanted || (batch.schema.length === wanted.length && batch.schema.every((c, i) => c.name === wanted[i]))) return batch;
+    return selectColumns(batch, wanted.filter((name) => batch.schema.some((c) => c.name === name)));
+  }
+
+  private projectSchema(columns: readonly Column[] | undefined): readonly Column[] | undefined {
+    const wanted = this.plan.columns;
+    return wanted && columns ? columns.filter((c) => wanted.includes(c.name)) : columns;
+  }
+
+  private async write(raw: RecordBatch, pass: ReadPass): Promise<void> {
+    let batch = this.project(raw);
+    const cursor = this.plan.cursor;
+    const cursorIndex = cursor ? batch.schema.findIndex((c) => c.name === cursor.column) : -1;
+    if (cursor && cursorIndex < 0) {
+      throw new SqlloadError("SL200", `table ${this.tableName}: cursor column "${cursor.column}" is not in the rows read`, { table: this.tableName });
+    }
+    if (cursor && !this.args.source.capabilities.exactRange) {
+      const kept = keepInRange(batch, cursorIndex, pass.range, pass.includeNulls);
+      batch = kept.batch;
+      this.dropped += kept.dropped;
+    }
+    if (batch.length === 0) return;
+    this.keyCheck?.check(batch);
+    if (cursor) {
+      for (let i = 0; i < batch.length; i++) this.position = maxCursor(this.position, cursorAt(batch, cursorIndex, i));
+    }
+    try {
+      await this.unit!.write(batch);
+    } catch (error) {
+      throw asSqlloadError(error, "SL305", `writing ${this.tableName} failed`, { table: this.tableName });
+    }
+    this.rows += batch.length;
+    this.unitRows += batch.length;
+    this.args.emit({
+      type: "rows_read",
+      table: this.tableName,
+      rows: this.rows,
+      windowsDone: this.windowsDone,
+      windowsTotal: this.plan.windows?.count,
+    });
+  }
+
+  /** Writes the run-log record and commits the current unit. */
+  private async commitUnit(window: CursorRange | undefined, info: { index: number; count: number } | undefined): Promise<void> {
+    const unit = this.unit;
+    if (!unit) return;
+    if (this.plan.commit === "swap" && !this.columns && !this.args.targetColumns) {
+      // Nothing was read and no columns are known: there is no table to build.
+      await unit.abort();
+      this.unit = undefined;
+      return;
+    }
+    const record = encodeRunLogRecord({
+      runId: this.args.runId,
+      table: this.tableName,
+      at: new Date().toISOString(),
+      event: "run",
+      cursor: this.position,
+      windowEnd: window?.to ?? null,
+      rows: this.unitRows,
+    });
+    try {
+      await unit.appendRunLog(record);
+      await unit.commit();
+    } catch (error) {
+      throw asSqlloadError(error, "SL305", `committing ${this.tableName} failed`, { table: this.tableName });
+    }
+    this.unit = undefined;
+    if (window) this.windowsDone++;
+    this.args.emit({
+      type: "window_committed",
+      table: this.tableName,
+      window: info,
+      range: window ?? this.plan.range,
+      rows: this.unitRows,
+      totalRows: this.rows,
+      position: this.position,
+    });
+    this.unitRows = 0;
+  }
+
+  /** Records that windows up to `range.to` hold nothing: an empty window still moves the position. */
+  private async commitEmpty(range: CursorRange, info: { index: number; count: number }): Promise<void> {
+    await this.beginUnit(undefined, { range, includeNulls: false }, false);
+    await this.commitUnit(range, info);
+  }
+}
+
+function inRange(value: CursorValue, range: CursorRange): boolean {
+  if (range.from) {
+    const c = compareCursor(value, range.from);
+    if (range.fromInclusive === false ? c <= 0 : c < 0) return false;
+  }
+  return !range.to || compareCursor(value, range.to) < 0;
+}
