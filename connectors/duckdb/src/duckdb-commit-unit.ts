@@ -1,0 +1,208 @@
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
+import {
+  type CommitUnit,
+  type CommitUnitOptions,
+  type CursorRange,
+  formatTargetTable,
+  type RecordBatch,
+  type RunLogRow,
+  SqlloadError,
+  type TargetTableRef,
+} from "@sqlload/core";
+import { appendBatch } from "./duckdb-appender.js";
+import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
+import type { DuckDBDatabase } from "./duckdb-database.js";
+import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
+import { rangeCondition } from "./duckdb-range.js";
+import { ensureRunLogTable, insertRunLog } from "./duckdb-run-log.js";
+import { wrapDuckDBError } from "./errors.js";
+
+/** Where `replace` builds the new table before `commit` swaps it in. */
+export function buildTableName(name: string): string {
+  return `${name}__sqlload_new`;
+}
+
+/** A merge's rows wait here (a temporary table of the unit's connection) before they replace their keys. */
+const STAGE = "__sqlload_stage";
+const STAGE_TABLE = `temp.main.${quoteIdent(STAGE)}`;
+
+/**
+ * Opens a unit: one DuckDB transaction on a connection of its own. `replace` first drops a build
+ * table a crashed run left, then creates a fresh one inside the transaction, so neither a reader
+ * nor a failed unit ever leaves a half-built table visible.
+ */
+export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
+  const label = formatTargetTable(ref);
+  const replace = options.strategy === "replace";
+  const writeName = replace ? buildTableName(ref.name) : ref.name;
+  const connection = await db.connect();
+  try {
+    await db.serialize(async () => {
+      await connection.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`);
+      await ensureRunLogTable(connection, ref.schema);
+      if (replace) await connection.run(`DROP TABLE IF EXISTS ${qualifiedName(ref.schema, writeName)}`);
+    });
+    await connection.run("BEGIN TRANSACTION");
+    if (replace) {
+      if (options.columns.length === 0) throw new SqlloadError("SL305", `cannot build ${label} with no columns`);
+      const columns = options.columns.map((c) => `${quoteIdent(c.name)} ${duckdbTypeSql(c.type)}`).join(", ");
+      await connection.run(`CREATE TABLE ${qualifiedName(ref.schema, writeName)} (${columns})`);
+    }
+    const columns = await describeRelation(connection, ref.schema, writeName);
+    if (!columns) throw new SqlloadError("SL305", `table ${label} does not exist`, { hint: "Create it with ensureTable first." });
+    return new DuckDBCommitUnit(db, connection, ref, options, writeName, columns, label);
+  } catch (error) {
+    await connection.run("ROLLBACK").catch(() => undefined);
+    db.disconnect(connection);
+    throw wrapDuckDBError(error, "SL305", `cannot start a commit on ${label}`, label);
+  }
+}
+
+class DuckDBCommitUnit implements CommitUnit {
+  private open = true;
+  private staged = false;
+  private readonly table: string;
+
+  constructor(
+    private readonly db: DuckDBDatabase,
+    private readonly connection: DuckDBConnection,
+    private readonly ref: TargetTableRef,
+    private readonly options: CommitUnitOptions,
+    private readonly writeName: string,
+    private readonly columns: readonly RelationColumn[],
+    private readonly label: string,
+  ) {
+    this.table = qualifiedName(ref.schema, writeName);
+  }
+
+  async deleteRange(range: CursorRange, options?: { readonly includeNulls?: boolean }): Promise<void> {
+    const cursor = this.options.cursor;
+    if (!cursor) throw new SqlloadError("SL900", `deleteRange on ${this.label}, which has no cursor column`);
+    const column = this.column(cursor.column);
+    const condition = rangeCondition(quoteIdent(column.name), column.type, range, options?.includeNulls ?? false);
+    await this.run(`DELETE FROM ${this.table} WHERE ${condition.sql}`, condition.values, condition.types);
+  }
+
+  async write(batch: RecordBatch): Promise<void> {
+    if (batch.length === 0) return;
+    this.check();
+    if (this.options.strategy === "merge") return this.merge(batch);
+    await this.guard(() =>
+      appendBatch(
+        this.connection,
+        { schema: this.ref.schema, name: this.writeName, columns: this.columns.map((c) => c.name), label: this.label },
+        batch,
+      ),
+    );
+  }
+
+  /**
+   * Upserts on the primary key: the batch goes to a staging table, the rows it replaces are
+   * deleted, then it is inserted, all in the unit's transaction. No key constraint is declared on
+   * the table (DuckDB's indexes slow every append, and the merge itself keeps keys unique).
+   */
+  private async merge(batch: RecordBatch): Promise<void> {
+    const keys = (this.options.primaryKey ?? []).map((k) => quoteIdent(this.column(k, "SL208").name));
+    if (keys.length === 0) throw new SqlloadError("SL108", `merge into ${this.label} needs a primary key`);
+    await this.run(
+      this.staged
+        ? `DELETE FROM ${STAGE_TABLE}`
+        : `CREATE TEMP TABLE ${quoteIdent(STAGE)} AS SELECT * FROM ${this.table} LIMIT 0`,
+    );
+    this.staged = true;
+    await this.guard(() =>
+      appendBatch(
+        this.connection,
+        { catalog: "temp", schema: "main", name: STAGE, columns: this.columns.map((c) => c.name), label: this.label },
+        batch,
+      ),
+    );
+    const duplicate = await this.guard(async () =>
+      (
+        await this.connection.runAndReadAll(
+          `SELECT ${keys.join(", ")} FROM ${STAGE_TABLE} GROUP BY ALL HAVING count(*) > 1 LIMIT 1`,
+        )
+      ).getRowsJS(),
+    );
+    if (duplicate[0]) {
+      const shown = duplicate[0].map((v) => (typeof v === "bigint" ? v.toString() : JSON.stringify(v))).join(", ");
+      throw new SqlloadError(
+        "SL301",
+        `primary key (${(this.options.primaryKey ?? []).join(", ")}) = (${shown}) appears twice in one batch for ${this.label}`,
+        {
+          table: this.label,
+        },
+      );
+    }
+    const match = keys.map((k) => `t.${k} IS NOT DISTINCT FROM s.${k}`).join(" AND ");
+    await this.run(`DELETE FROM ${this.table} AS t USING ${STAGE_TABLE} AS s WHERE ${match}`);
+    await this.run(`INSERT INTO ${this.table} BY NAME SELECT * FROM ${STAGE_TABLE}`);
+  }
+
+  async appendRunLog(row: RunLogRow): Promise<void> {
+    this.check();
+    await this.guard(() => insertRunLog(this.connection, this.ref.schema, this.ref.name, row));
+  }
+
+  async commit(): Promise<void> {
+    this.check();
+    try {
+      if (this.options.strategy === "replace") {
+        // Inside the transaction: readers see the old table until COMMIT, then the new one.
+        await this.connection.run(`DROP TABLE IF EXISTS ${qualifiedName(this.ref.schema, this.ref.name)}`);
+        await this.connection.run(`ALTER TABLE ${this.table} RENAME TO ${quoteIdent(this.ref.name)}`);
+      }
+      await this.connection.run("COMMIT");
+    } catch (error) {
+      await this.connection.run("ROLLBACK").catch(() => undefined);
+      throw wrapDuckDBError(error, "SL305", `committing ${this.label} failed`, this.label);
+    } finally {
+      this.close();
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (!this.open) return;
+    try {
+      await this.connection.run("ROLLBACK");
+    } catch {
+      // A failed statement may have ended the transaction already; there is nothing left to undo.
+    } finally {
+      this.close();
+    }
+  }
+
+  private close(): void {
+    this.open = false;
+    this.db.disconnect(this.connection);
+  }
+
+  private check(): void {
+    if (!this.open) throw new SqlloadError("SL900", `the commit unit of ${this.label} was used after it ended`);
+  }
+
+  private column(name: string, code: "SL305" | "SL208" = "SL305"): RelationColumn {
+    const column = findColumn(this.columns, name);
+    if (!column) throw new SqlloadError(code, `${this.label} has no column "${name}"`, { table: this.label });
+    return column;
+  }
+
+  private async run(
+    sql: string,
+    values?: Record<string, DuckDBValue>,
+    types?: Record<string, DuckDBType | undefined>,
+  ): Promise<void> {
+    this.check();
+    await this.guard(() =>
+      values && Object.keys(values).length > 0 ? this.connection.run(sql, values, types) : this.connection.run(sql),
+    );
+  }
+
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw wrapDuckDBError(error, "SL305", `writing ${this.label} failed`, this.label);
+    }
+  }
+}

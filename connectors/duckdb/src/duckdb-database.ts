@@ -1,0 +1,121 @@
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { type ErrorCode, SqlloadError } from "@sqlload/core";
+import { openError } from "./errors.js";
+
+export const IN_MEMORY = ":memory:";
+
+/**
+ * Extensions are never installed or loaded behind the user's back (the ones sqlload needs, json
+ * and icu, are built in), and the extension folder points away from `~/.duckdb`, so opening a
+ * database writes nothing outside the project.
+ */
+export const INSTANCE_OPTIONS: Readonly<Record<string, string>> = {
+  extension_directory: join(tmpdir(), "sqlload-duckdb-extensions"),
+  autoinstall_known_extensions: "false",
+  autoload_known_extensions: "false",
+};
+
+export type AccessMode = "read_write" | "read_only";
+
+/** One open DuckDB database, shared by every connector object of this process that names its file. */
+export interface DuckDBDatabase {
+  /** The file, or `:memory:`, for messages. */
+  readonly path: string;
+  connect(): Promise<DuckDBConnection>;
+  /** Closes a connection `connect` gave, before `release`. */
+  disconnect(connection: DuckDBConnection): void;
+  /**
+   * Runs `work` after every earlier `serialize`d work on this database has finished. Catalog
+   * changes go through it: two transactions that create the same schema or table at once fail
+   * with a write-write conflict in DuckDB, even with IF NOT EXISTS.
+   */
+  serialize<T>(work: () => Promise<T>): Promise<T>;
+  /** Disconnects what `connect` opened and closes the file when its last user releases it. */
+  release(): Promise<void>;
+}
+
+interface Shared {
+  readonly instance: DuckDBInstance;
+  readonly mode: AccessMode;
+  users: number;
+  queue: Promise<unknown>;
+}
+
+// A file may be open only once per process: DuckDB's file lock is per process, so a second
+// instance of the same file in one process would not be stopped by it and would corrupt it.
+const open = new Map<string, Promise<Shared>>();
+
+/**
+ * Opens (or shares) the database at `path`, relative to `projectDir`; `:memory:` is a new private
+ * database every time. A file opened for writing creates its folder; a read-only open of a missing
+ * file fails with `code`.
+ */
+export async function openDatabase(path: string, projectDir: string, mode: AccessMode, code: ErrorCode): Promise<DuckDBDatabase> {
+  if (path === IN_MEMORY) {
+    const shared = await createShared(IN_MEMORY, mode, code);
+    return handle(IN_MEMORY, shared, () => shared.instance.closeSync());
+  }
+  const file = resolve(projectDir, path);
+  let pending = open.get(file);
+  if (!pending) {
+    pending = createShared(file, mode, code);
+    open.set(file, pending);
+    pending.catch(() => open.delete(file));
+  }
+  const shared = await pending;
+  if (mode === "read_write" && shared.mode === "read_only") {
+    throw new SqlloadError("SL305", `the DuckDB file ${file} is already open read-only in this process (by a DuckDB source)`, {
+      hint: "Read from a copy of the file, or give the source and the target different files.",
+    });
+  }
+  shared.users++;
+  return handle(file, shared, () => {
+    if (--shared.users === 0) {
+      open.delete(file);
+      shared.instance.closeSync();
+    }
+  });
+}
+
+async function createShared(file: string, mode: AccessMode, code: ErrorCode): Promise<Shared> {
+  try {
+    if (mode === "read_write" && file !== IN_MEMORY) mkdirSync(dirname(file), { recursive: true });
+    const options = mode === "read_only" ? { ...INSTANCE_OPTIONS, access_mode: "READ_ONLY" } : INSTANCE_OPTIONS;
+    const instance = await DuckDBInstance.create(file, options);
+    return { instance, mode, users: 0, queue: Promise.resolve() };
+  } catch (error) {
+    throw openError(error, file, code);
+  }
+}
+
+function handle(path: string, shared: Shared, close: () => void): DuckDBDatabase {
+  const connections = new Set<DuckDBConnection>();
+  let released = false;
+  return {
+    path,
+    async connect() {
+      if (released) throw new SqlloadError("SL900", `the DuckDB database ${path} was used after it was closed`);
+      const connection = await shared.instance.connect();
+      connections.add(connection);
+      return connection;
+    },
+    disconnect(connection) {
+      if (connections.delete(connection)) connection.closeSync();
+    },
+    serialize<T>(work: () => Promise<T>): Promise<T> {
+      const result = shared.queue.then(work);
+      shared.queue = result.catch(() => undefined);
+      return result;
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      for (const connection of connections) connection.closeSync();
+      connections.clear();
+      close();
+    },
+  };
+}

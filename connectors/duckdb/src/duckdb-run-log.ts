@@ -1,0 +1,60 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
+import { relationExists } from "./duckdb-catalog.js";
+import { qualifiedName } from "./duckdb-dialect.js";
+
+/**
+ * The run log: `<schema>._sqlload_runs`, one row per commit, append-only. `target_name` is the
+ * table (in this schema) the record belongs to and what reads filter on; `table_name` keeps the
+ * record's own `table` text as core wrote it. `seq` orders records: max+1 inside the writing
+ * transaction, so it grows with each commit of a table (commits of one table never overlap; two
+ * tables committing at once may share a number, which no read of one table can notice). `at`
+ * stays the exact ISO text it was given (quoted in SQL: AT is a keyword).
+ */
+const COLUMNS = `seq BIGINT NOT NULL, run_id VARCHAR NOT NULL, table_name VARCHAR NOT NULL, target_name VARCHAR NOT NULL,
+  "at" VARCHAR NOT NULL, format_version INTEGER NOT NULL, body VARCHAR NOT NULL`;
+
+export function runLogTable(schema: string): string {
+  return qualifiedName(schema, RUN_LOG_TABLE);
+}
+
+/** Creates the log table; outside the unit's transaction (see DuckDBDatabase.serialize). */
+export async function ensureRunLogTable(connection: DuckDBConnection, schema: string): Promise<void> {
+  await connection.run(`CREATE TABLE IF NOT EXISTS ${runLogTable(schema)} (${COLUMNS})`);
+}
+
+export async function insertRunLog(
+  connection: DuckDBConnection,
+  schema: string,
+  targetName: string,
+  row: RunLogRow,
+): Promise<void> {
+  const table = runLogTable(schema);
+  await connection.run(
+    `INSERT INTO ${table} (seq, run_id, table_name, target_name, "at", format_version, body)
+     SELECT coalesce(max(seq), 0) + 1, $run_id, $table_name, $target_name, $at, $format_version, $body FROM ${table}`,
+    {
+      run_id: row.runId,
+      table_name: row.table,
+      target_name: targetName,
+      at: row.at,
+      format_version: row.formatVersion,
+      body: row.body,
+    },
+  );
+}
+
+export async function selectRunLog(connection: DuckDBConnection, schema: string, targetName: string): Promise<RunLogRow[]> {
+  if (!(await relationExists(connection, schema, RUN_LOG_TABLE))) return [];
+  const reader = await connection.runAndReadAll(
+    `SELECT run_id, table_name, "at", format_version, body FROM ${runLogTable(schema)} WHERE target_name = $name ORDER BY seq`,
+    { name: targetName },
+  );
+  return reader.getRows().map(([runId, table, at, formatVersion, body]) => ({
+    runId: String(runId),
+    table: String(table),
+    at: String(at),
+    formatVersion: Number(formatVersion),
+    body: String(body),
+  }));
+}

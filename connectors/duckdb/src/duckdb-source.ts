@@ -1,0 +1,281 @@
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBType } from "@duckdb/node-api";
+import {
+  type Column,
+  type ColumnVector,
+  type CursorKind,
+  type CursorValue,
+  cursorKindOf,
+  defaultSourceCapabilities,
+  type ReadRequest,
+  type RecordBatch,
+  type SourceCapabilities,
+  type SourceConnection,
+  type SourceItem,
+  type SourceTableInfo,
+  type SourceTableReader,
+  type SourceTableRequest,
+  SqlloadError,
+  storageOf,
+} from "@sqlload/core";
+import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
+import type { DuckDBDatabase } from "./duckdb-database.js";
+import { findColumn, logicalTypeOf, qualifiedName, quoteIdent, readExpression } from "./duckdb-dialect.js";
+import { rangeCondition } from "./duckdb-range.js";
+import { cursorFromDuckDB, type FromDuckDB, fromDuckDB } from "./duckdb-values.js";
+import { wrapDuckDBError } from "./errors.js";
+
+/** Rows per yielded batch: 16 DuckDB chunks, large enough that per-batch work vanishes, small enough to stream. */
+export const BATCH_ROWS = 16 * 2048;
+
+/** A DuckDB file as a source. Each opened table reads in one transaction, so all its windows see one snapshot. */
+export class DuckDBSource implements SourceConnection {
+  readonly capabilities: SourceCapabilities = {
+    ...defaultSourceCapabilities,
+    exactRange: true,
+    orderedReads: true,
+    snapshot: true,
+  };
+
+  private constructor(
+    private readonly db: DuckDBDatabase,
+    private readonly connection: DuckDBConnection,
+  ) {}
+
+  static async open(db: DuckDBDatabase): Promise<DuckDBSource> {
+    return new DuckDBSource(db, await db.connect());
+  }
+
+  async describeTable(request: SourceTableRequest): Promise<SourceTableInfo> {
+    const table = await resolveTable(this.connection, request, this.db.path);
+    return {
+      columns: table.columns.map((c) => ({ name: c.name, type: logicalTypeOf(c.type), nullable: c.nullable })),
+      cursorKind: table.cursor?.kind,
+      cursorNullable: table.cursor?.column.nullable,
+    };
+  }
+
+  async openTable(request: SourceTableRequest, _info: SourceTableInfo): Promise<SourceTableReader> {
+    const connection = await this.db.connect();
+    try {
+      await connection.run("BEGIN TRANSACTION");
+      const table = await resolveTable(connection, request, this.db.path);
+      return new DuckDBTableReader(this.db, connection, request.table.key, table);
+    } catch (error) {
+      this.db.disconnect(connection);
+      throw wrapDuckDBError(error, "SL304", `cannot open ${request.table.key} in ${this.db.path}`, request.table.key);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.db.release();
+  }
+}
+
+interface ResolvedTable {
+  readonly from: string;
+  readonly columns: readonly RelationColumn[];
+  readonly cursor?: { readonly column: RelationColumn; readonly kind: CursorKind } | undefined;
+}
+
+/**
+ * The columns a request reads (all, or those asked for, in that order, plus the cursor column
+ * when the list leaves it out: ranges, order and the target's maximum all need it).
+ */
+async function resolveTable(connection: DuckDBConnection, request: SourceTableRequest, path: string): Promise<ResolvedTable> {
+  const { table } = request;
+  const schema = table.schema ?? "main";
+  const all = await describeRelation(connection, schema, table.name);
+  if (!all) throw new SqlloadError("SL206", `table ${table.key} not found in the DuckDB file ${path}`, { table: table.key });
+  const pick = (name: string, code: "SL200" | "SL209") => {
+    const column = findColumn(all, name);
+    if (!column) throw new SqlloadError(code, `column "${name}" not found in ${table.key}`, { table: table.key });
+    return column;
+  };
+  const columns = request.columns ? request.columns.map((name) => pick(name, "SL209")) : [...all];
+  let cursor: ResolvedTable["cursor"];
+  if (request.cursorColumn) {
+    const column = pick(request.cursorColumn, "SL200");
+    const kind = cursorKindOf(logicalTypeOf(column.type));
+    if (!kind) {
+      throw new SqlloadError("SL201", `cursor column "${column.name}" of ${table.key} has type ${column.type.toString()}`, {
+        table: table.key,
+      });
+    }
+    if (!columns.includes(column)) columns.push(column);
+    cursor = { column, kind };
+  }
+  return { from: qualifiedName(schema, table.name), columns, cursor };
+}
+
+class DuckDBTableReader implements SourceTableReader {
+  private readonly schema: readonly Column[];
+
+  constructor(
+    private readonly db: DuckDBDatabase,
+    private readonly connection: DuckDBConnection,
+    private readonly key: string,
+    private readonly table: ResolvedTable,
+  ) {
+    this.schema = table.columns.map((c) => ({ name: c.name, type: logicalTypeOf(c.type), nullable: c.nullable }));
+  }
+
+  async *read(request: ReadRequest): AsyncIterable<SourceItem> {
+    const { cursor } = this.table;
+    const select = this.table.columns.map((c) => `${readExpression(c.name, c.type)} AS ${quoteIdent(c.name)}`).join(", ");
+    let sql = `SELECT ${select} FROM ${this.table.from}`;
+    let values = {};
+    let types = {};
+    if (cursor) {
+      const expression = readExpression(cursor.column.name, cursor.column.type);
+      const condition = rangeCondition(expression, cursor.column.type, request.range, request.includeNulls);
+      sql += ` WHERE ${condition.sql}`;
+      if (request.ordered) sql += ` ORDER BY ${expression} ASC NULLS FIRST`;
+      values = condition.values;
+      types = condition.types;
+    }
+    const cursorIndex = cursor ? this.table.columns.indexOf(cursor.column) : -1;
+    const ordered = request.ordered && cursorIndex >= 0;
+    let previousLast: unknown = NONE;
+    try {
+      const result = await this.connection.stream(sql, values, types);
+      const builder = new BatchBuilder(this.schema, result.columnTypes());
+      for (;;) {
+        request.signal.throwIfAborted();
+        const chunk = await result.fetchChunk();
+        const done = !chunk || chunk.rowCount === 0;
+        if (!done) builder.add(chunk);
+        if (builder.length === 0 || (!done && builder.length < BATCH_ROWS)) {
+          if (done) break;
+          continue;
+        }
+        const batch = builder.flush();
+        if (ordered) {
+          // Everything before this batch may commit when its first cursor differs from the
+          // previous batch's last: no cursor value is then split between two commits.
+          const first = cursorKey(batch.columns[cursorIndex] as ColumnVector, 0);
+          if (previousLast !== NONE && first !== previousLast) yield { kind: "commit-point" };
+          previousLast = cursorKey(batch.columns[cursorIndex] as ColumnVector, batch.length - 1);
+        }
+        yield { kind: "batch", batch };
+        if (done) break;
+      }
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+      throw wrapDuckDBError(error, "SL304", `reading ${this.key} failed`, this.key);
+    }
+  }
+
+  async maxCursor(): Promise<CursorValue | null> {
+    return this.aggregate("max", undefined);
+  }
+
+  async firstCursorAtOrAfter(value: CursorValue): Promise<CursorValue | null> {
+    return this.aggregate("min", value);
+  }
+
+  private async aggregate(fn: "min" | "max", from: CursorValue | undefined): Promise<CursorValue | null> {
+    const { cursor } = this.table;
+    if (!cursor) return null;
+    try {
+      const expression = readExpression(cursor.column.name, cursor.column.type);
+      const condition = rangeCondition(expression, cursor.column.type, { from }, false);
+      const reader = await this.connection.runAndReadAll(
+        `SELECT ${fn}(${expression}) FROM ${this.table.from} WHERE ${condition.sql}`,
+        condition.values,
+        condition.types,
+      );
+      const value = reader.getRows()[0]?.[0];
+      if (value === null || value === undefined) return null;
+      return cursorFromDuckDB(cursor.kind, reader.columnTypes()[0] as DuckDBType, value) ?? null;
+    } catch (error) {
+      throw wrapDuckDBError(error, "SL304", `reading the ${fn}imum cursor of ${this.key} failed`, this.key);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.connection.run("ROLLBACK").catch(() => undefined);
+    this.db.disconnect(this.connection);
+  }
+}
+
+const NONE = Symbol("none");
+const NULL_CURSOR = Symbol("null");
+
+/** A cell's value for equality tests: numbers, bigints and strings compare by value with ===. */
+function cursorKey(vector: ColumnVector, row: number): unknown {
+  return vector.nulls?.[row] === 1 ? NULL_CURSOR : vector.values[row];
+}
+
+/** Gathers DuckDB chunks column by column into RecordBatch storage. */
+class BatchBuilder {
+  private readonly converters: FromDuckDB[];
+  private values: ColumnVector["values"][] = [];
+  private nulls: (Uint8Array | undefined)[] = [];
+  length = 0;
+
+  constructor(
+    private readonly schema: readonly Column[],
+    types: readonly DuckDBType[],
+  ) {
+    this.converters = types.map((t) => fromDuckDB(t));
+    this.reset();
+  }
+
+  add(chunk: DuckDBDataChunk): void {
+    const rows = chunk.rowCount;
+    const offset = this.length;
+    for (let c = 0; c < this.schema.length; c++) {
+      const vector = chunk.getColumnVector(c);
+      const convert = this.converters[c] as FromDuckDB;
+      const values = this.values[c] as unknown[];
+      for (let i = 0; i < rows; i++) {
+        const item = vector.getItem(i);
+        if (item === null) {
+          let nulls = this.nulls[c];
+          if (!nulls) this.nulls[c] = nulls = new Uint8Array(BATCH_ROWS + 2048);
+          nulls[offset + i] = 1;
+        } else {
+          values[offset + i] = convert(item);
+        }
+      }
+    }
+    this.length += rows;
+  }
+
+  flush(): RecordBatch {
+    const length = this.length;
+    const batch: RecordBatch = {
+      schema: this.schema,
+      length,
+      columns: this.values.map((values, c) => ({
+        values: Array.isArray(values) ? values.slice(0, length) : (values as Int32Array).subarray(0, length),
+        nulls: this.nulls[c]?.subarray(0, length),
+      })),
+    };
+    this.reset();
+    return batch;
+  }
+
+  private reset(): void {
+    // Room for one chunk past BATCH_ROWS: a batch is cut after the chunk that reaches it.
+    const capacity = BATCH_ROWS + 2048;
+    this.values = this.schema.map((c) => allocate(storageOf(c.type), capacity));
+    this.nulls = this.schema.map(() => undefined);
+    this.length = 0;
+  }
+}
+
+function allocate(storage: ReturnType<typeof storageOf>, capacity: number): ColumnVector["values"] {
+  switch (storage) {
+    case "u8":
+      return new Uint8Array(capacity);
+    case "i32":
+      return new Int32Array(capacity);
+    case "i64":
+      return new BigInt64Array(capacity);
+    case "f64":
+      return new Float64Array(capacity);
+    case "array":
+      return new Array(capacity);
+  }
+}

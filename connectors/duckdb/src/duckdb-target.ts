@@ -1,0 +1,157 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import {
+  type Column,
+  type CommitUnit,
+  type CommitUnitOptions,
+  type CursorKind,
+  type CursorValue,
+  defaultTargetCapabilities,
+  formatLogicalType,
+  formatTargetTable,
+  type RunLogRow,
+  SqlloadError,
+  type TargetCapabilities,
+  type TargetConnection,
+  type TargetTableInfo,
+  type TargetTableRef,
+} from "@sqlload/core";
+import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
+import { beginCommitUnit } from "./duckdb-commit-unit.js";
+import type { DuckDBDatabase } from "./duckdb-database.js";
+import { duckdbTypeSql, findColumn, fitsColumn, logicalTypeOf, qualifiedTable, quoteIdent } from "./duckdb-dialect.js";
+import { selectRunLog } from "./duckdb-run-log.js";
+import { cursorFromDuckDB } from "./duckdb-values.js";
+import { wrapDuckDBError } from "./errors.js";
+
+/**
+ * The DuckDB target. Metadata goes through one connection; each commit unit gets a connection
+ * and a transaction of its own. No `lockTable`: DuckDB lets one process at a time open a file for
+ * writing, so another run cannot reach the table while this one holds the file (its open fails
+ * with SL306).
+ */
+export class DuckDBTarget implements TargetConnection {
+  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+
+  private constructor(
+    private readonly db: DuckDBDatabase,
+    private readonly connection: DuckDBConnection,
+  ) {}
+
+  static async open(db: DuckDBDatabase): Promise<DuckDBTarget> {
+    return new DuckDBTarget(db, await db.connect());
+  }
+
+  async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
+    const columns = await this.guard(ref, "reading the columns of", () =>
+      describeRelation(this.connection, ref.schema, ref.name),
+    );
+    return columns ? { columns: columns.map(toColumn) } : null;
+  }
+
+  async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
+    return this.guard(ref, "reading the maximum of", async () => {
+      const columns = await describeRelation(this.connection, ref.schema, ref.name);
+      const found = columns && findColumn(columns, column);
+      if (!found) return null;
+      // max() on VARCHAR compares bytes, which for UTF-8 is code point order.
+      const reader = await this.connection.runAndReadAll(`SELECT max(${quoteIdent(found.name)}) FROM ${qualifiedTable(ref)}`);
+      const value = reader.getRows()[0]?.[0];
+      if (value === null || value === undefined) return null;
+      const cursor = cursorFromDuckDB(kind, found.type, value);
+      if (!cursor) {
+        throw new SqlloadError(
+          "SL302",
+          `table ${formatTargetTable(ref)} column "${found.name}" is ${formatLogicalType(logicalTypeOf(found.type))}, not a ${kind} cursor`,
+          { table: formatTargetTable(ref) },
+        );
+      }
+      return cursor;
+    });
+  }
+
+  /**
+   * Creates the table or adds the columns it lacks, in one transaction, after checking every
+   * existing column first, so a type change (SL302) leaves the table as it was. Columns are
+   * created nullable whatever the source says: a stricter target would refuse rows the next
+   * schema allows, and loosening a constraint later is a migration sqlload should not need.
+   */
+  async ensureTable(
+    ref: TargetTableRef,
+    columns: readonly Column[],
+    _options: { readonly primaryKey?: readonly string[] | undefined },
+  ): Promise<readonly Column[]> {
+    // A connection of its own: a transaction on the shared metadata connection would take in the
+    // statements other tables' loads run on it meanwhile.
+    return this.db.serialize(() =>
+      this.guard(ref, "creating or evolving", async () => {
+        const connection = await this.db.connect();
+        try {
+          const existing = await describeRelation(connection, ref.schema, ref.name);
+          const statements = existing ? evolveStatements(ref, existing, columns) : createStatements(ref, columns);
+          if (statements.length > 0) {
+            await connection.run("BEGIN TRANSACTION");
+            try {
+              for (const sql of statements) await connection.run(sql);
+              await connection.run("COMMIT");
+            } catch (error) {
+              await connection.run("ROLLBACK").catch(() => undefined);
+              throw error;
+            }
+          }
+          return ((await describeRelation(connection, ref.schema, ref.name)) ?? []).map(toColumn);
+        } finally {
+          this.db.disconnect(connection);
+        }
+      }),
+    );
+  }
+
+  begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
+    return beginCommitUnit(this.db, ref, options);
+  }
+
+  readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+    return this.guard(ref, "reading the run log of", () => selectRunLog(this.connection, ref.schema, ref.name));
+  }
+
+  async close(): Promise<void> {
+    await this.db.release();
+  }
+
+  private async guard<T>(ref: TargetTableRef, what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const label = formatTargetTable(ref);
+      throw wrapDuckDBError(error, "SL305", `${what} ${label} failed`, label);
+    }
+  }
+}
+
+function createStatements(ref: TargetTableRef, columns: readonly Column[]): string[] {
+  const defs = columns.map((c) => `${quoteIdent(c.name)} ${duckdbTypeSql(c.type)}`).join(", ");
+  return [`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`, `CREATE TABLE ${qualifiedTable(ref)} (${defs})`];
+}
+
+/** ADD COLUMN for each new column; throws SL302 before any change when an existing one cannot take the new type. */
+function evolveStatements(ref: TargetTableRef, existing: readonly RelationColumn[], columns: readonly Column[]): string[] {
+  const label = formatTargetTable(ref);
+  const statements: string[] = [];
+  for (const column of columns) {
+    const found = findColumn(existing, column.name);
+    if (!found) {
+      statements.push(`ALTER TABLE ${qualifiedTable(ref)} ADD COLUMN ${quoteIdent(column.name)} ${duckdbTypeSql(column.type)}`);
+    } else if (!fitsColumn(found.type, column.type)) {
+      throw new SqlloadError(
+        "SL302",
+        `table ${label} column "${found.name}" changed type from ${formatLogicalType(logicalTypeOf(found.type))} to ${formatLogicalType(column.type)} (the DuckDB column is ${found.type.toString()}, which cannot hold ${duckdbTypeSql(column.type)} values)`,
+        { table: label },
+      );
+    }
+  }
+  return statements;
+}
+
+function toColumn(column: RelationColumn): Column {
+  return { name: column.name, type: logicalTypeOf(column.type), nullable: column.nullable };
+}

@@ -1,0 +1,52 @@
+import { createRequire } from "node:module";
+import { defineConnector, SqlloadError } from "@sqlload/core";
+import { type DuckDBDatabase, openDatabase } from "./duckdb-database.js";
+import { DuckDBSource } from "./duckdb-source.js";
+import { DuckDBTarget } from "./duckdb-target.js";
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+
+export const DEFAULT_TARGET_PATH = "warehouse.duckdb";
+
+export default defineConnector({
+  manifest: { name: "duckdb", version, description: "DuckDB: an embedded database file, the default target; also a source." },
+  configSchema: {
+    target: [
+      {
+        key: "path",
+        type: "string",
+        description: `The database file, relative to the project folder (default "${DEFAULT_TARGET_PATH}"); ":memory:" keeps it in memory.`,
+      },
+    ],
+    source: [
+      { key: "path", type: "string", required: true, description: "The database file to read, relative to the project folder." },
+    ],
+    table: [],
+  },
+  async target(context) {
+    const path = context.options.path ?? DEFAULT_TARGET_PATH;
+    if (typeof path !== "string") throw new SqlloadError("SL103", "the DuckDB target's `path` must be a string");
+    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "SL305"), DuckDBTarget.open);
+  },
+  async source(context) {
+    const path = context.options.path;
+    if (typeof path !== "string") {
+      const name = context.sourceName ? `source ${context.sourceName}` : "a DuckDB source";
+      throw new SqlloadError("SL105", `${name} needs \`path\`, the DuckDB file to read`);
+    }
+    return withDatabase(await openDatabase(path, context.projectDir, "read_only", "SL304"), DuckDBSource.open);
+  },
+});
+
+async function withDatabase<T>(db: DuckDBDatabase, open: (db: DuckDBDatabase) => Promise<T>): Promise<T> {
+  try {
+    return await open(db);
+  } catch (error) {
+    await db.release();
+    throw error;
+  }
+}
+
+export { duckdbTypeSql, logicalTypeOf, quoteIdent } from "./duckdb-dialect.js";
+export { DuckDBSource } from "./duckdb-source.js";
+export { DuckDBTarget } from "./duckdb-target.js";

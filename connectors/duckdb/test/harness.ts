@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  batchFromRows,
+  type Column,
+  type CommitUnitOptions,
+  type LogicalType,
+  type RecordBatch,
+  type SourceConnection,
+  type TargetConnection,
+  type TargetTableRef,
+} from "@sqlload/core";
+import connector from "../src/index.js";
+
+/** A fresh project folder per test file; everything the tests open is closed and removed after. */
+export function tempProject(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "sqlload-duckdb-test-"));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function openTarget(projectDir: string, path = "warehouse.duckdb"): Promise<TargetConnection> {
+  if (!connector.target) throw new Error("no target");
+  return connector.target({ options: { path }, projectDir, schema: "raw" });
+}
+
+export async function openSource(projectDir: string, path = "warehouse.duckdb"): Promise<SourceConnection> {
+  if (!connector.source) throw new Error("no source");
+  return connector.source({ options: { path }, projectDir, sourceName: "src" });
+}
+
+export const t = (kind: Exclude<LogicalType["kind"], "decimal" | "list">): LogicalType => ({ kind }) as LogicalType;
+
+export function col(name: string, type: LogicalType, nullable = true): Column {
+  return { name, type, nullable };
+}
+
+export function batch(columns: readonly Column[], rows: readonly (Record<string, unknown> | readonly unknown[])[]): RecordBatch {
+  return batchFromRows(columns, rows);
+}
+
+/** Writes batches through one unit and commits it. */
+export async function load(
+  target: TargetConnection,
+  ref: TargetTableRef,
+  columns: readonly Column[],
+  batches: readonly RecordBatch[],
+  options: Partial<CommitUnitOptions> = {},
+): Promise<void> {
+  const ensured = await target.ensureTable(ref, columns, { primaryKey: options.primaryKey });
+  const unit = await target.begin(ref, { strategy: "append", columns: ensured, ...options });
+  try {
+    for (const b of batches) await unit.write(b);
+    await unit.commit();
+  } catch (error) {
+    await unit.abort();
+    throw error;
+  }
+}
