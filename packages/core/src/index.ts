@@ -116,5 +116,5 @@ export { runTable, type RunTableArgs } from "./run/run-table.js";
 export { keepInRange } from "./run/range-filter.js";
 export { selectTables, type Selectable } from "./run/select-tables.js";
 export { ProjectSession, type ProjectTable, type ConnectorLookup } from "./run/project-session.js";
-export { prepareTable, type PreparedTable } from "./run/prepare-table.js";
+export { prepareTable, mergeTableSettings, type PreparedTable } from "./run/prepare-table.js";
 export { planProject, loadProject, failedResult, type LoadOptions, type LoadResult, type PlanProjectResult } from "./run/run-project.js";

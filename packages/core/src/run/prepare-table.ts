@@ -42,7 +42,7 @@ export async function prepareTable(args: {
     options: config.options,
   };
   const info = await source.describeTable(baseRequest);
-  const settings = mergeSettings(config.settings, info.settings, config.where, `${config.source}.${config.ref.key}`);
+  const settings = mergeTableSettings(config.settings, info.settings, config.where, `${config.source}.${config.ref.key}`);
   const request: SourceTableRequest = { ...baseRequest, cursorColumn: settings.cursorColumn, columns: settings.columns };
   const targetInfo = await target.describeTable(config.target);
   const targetColumns = targetInfo?.columns;
@@ -84,7 +84,7 @@ export async function prepareTable(args: {
 }
 
 /** A table's own settings (TypeScript options, camelCase) below those of `sqlload.toml`. */
-function mergeSettings(file: TableSettings, own: SourceTableInfo["settings"], where: ProjectTable["config"]["where"], table: string): TableSettings {
+export function mergeTableSettings(file: TableSettings, own: SourceTableInfo["settings"], where: ProjectTable["config"]["where"], table: string): TableSettings {
   if (!own || Object.keys(own).length === 0) return file;
   const validated = validateTableSettings(own, { naming: "camel", where, table }).settings;
   const merged = { ...validated, ...definedOnly(file) } as TableSettings;

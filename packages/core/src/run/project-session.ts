@@ -59,12 +59,18 @@ export class ProjectSession {
     return this.target;
   }
 
+  /** The source's connection when its connector offers tables in code (opening it connects to nothing remote). */
+  async sourceIfOffering(name: string): Promise<SourceConnection | undefined> {
+    const config = this.config.sources.find((s) => s.name === name);
+    return config && this.connector(config.connector).offersTables ? this.source(name) : undefined;
+  }
+
   /** Every table: those in `sqlload.toml`, plus those a source offers itself (a TypeScript module's exports). */
   async tables(): Promise<ProjectTable[]> {
     const out: ProjectTable[] = [];
     for (const source of this.config.sources) {
       const listed = new Map(source.tables.map((t) => [t.ref.key, t]));
-      const connection = this.connector(source.connector).offersTables ? await this.source(source.name) : undefined;
+      const connection = await this.sourceIfOffering(source.name);
       const offered = connection?.listTables ? await connection.listTables() : [];
       for (const ref of offered) {
         if (listed.has(ref.key)) continue;

@@ -1,0 +1,42 @@
+import { type RunEvent, type TableResult, cursorToString, formatCursor } from "@sqlload/core";
+import { formatCount, formatSeconds } from "./format.js";
+
+/** The facts of a finished table on one line: `loaded raw.app__orders 1,001 rows 0.1s`. */
+export function resultLine(result: TableResult): string {
+  if (result.status !== "loaded") {
+    const word = result.status === "skipped" ? "skipped" : "failed";
+    return `${word} ${result.table}: ${result.error?.code ?? ""} ${result.error?.message ?? ""}`.trim();
+  }
+  let line = `loaded ${result.table} ${formatCount(result.rows)} rows ${formatSeconds(result.seconds)}`;
+  const extras: string[] = [];
+  if (result.dropped > 0) extras.push(`${formatCount(result.dropped)} rows outside the read range dropped`);
+  if (result.windows > 0) extras.push(`${result.windows} window${result.windows === 1 ? "" : "s"}`);
+  if (result.caughtUp === true) extras.push("caught up");
+  if (result.caughtUp === false) extras.push(`not caught up: at ${result.positionAfter ? formatCursor(result.positionAfter) : "the start"}`);
+  if (result.rows === 0 && result.status === "loaded") extras.push("nothing new");
+  return extras.length ? `${line} (${extras.join(", ")})` : line;
+}
+
+/** Plain lines for logs and pipes: one per commit, one per finished table. */
+export function lineRenderer(write: (line: string) => void, writeError: (line: string) => void): (event: RunEvent) => void {
+  return (event) => {
+    switch (event.type) {
+      case "window_committed": {
+        const where = event.window ? `window ${event.window.index + 1}/${event.window.count}` : "commit";
+        const position = event.position ? ` position ${cursorToString(event.position)}` : "";
+        write(`committed ${event.table} ${where} ${formatCount(event.rows)} rows${position}`);
+        break;
+      }
+      case "table_completed":
+        write(resultLine(event.result));
+        break;
+      case "table_failed":
+      case "table_skipped":
+        writeError(resultLine(event.result));
+        if (event.result.error?.hint) writeError(`  hint: ${event.result.error.hint}`);
+        break;
+      default:
+        break;
+    }
+  };
+}

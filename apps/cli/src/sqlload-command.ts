@@ -1,0 +1,64 @@
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command, Flags, type Interfaces } from "@oclif/core";
+import { type ProjectConfig, ProjectSession, findProjectFile, isSqlloadError, loadConfig } from "@sqlload/core";
+import { setSqlloadModule } from "@sqlload/connector-typescript";
+import { type Discovery, discoverConnectors, installHint } from "./connectors/discover.js";
+import { exitCodeForError } from "./exit-codes.js";
+import { redact } from "./render/redact.js";
+
+// A project module's `import … from "sqlload"` resolves to this very package when the project has none.
+setSqlloadModule(join(dirname(fileURLToPath(import.meta.url)), "index.js"));
+
+export type SqlloadFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof SqlloadCommand)["baseFlags"] & T["flags"]>;
+
+/** What every sqlload command shares: `--project`, connector discovery, and how errors end the process. */
+export abstract class SqlloadCommand extends Command {
+  static override baseFlags = {
+    project: Flags.directory({
+      char: "p",
+      summary: "Folder holding sqlload.toml (default: this folder or the nearest one above it).",
+      helpGroup: "GLOBAL",
+    }),
+  };
+
+  protected secrets: readonly string[] = [];
+
+  /** Finds the project, discovers connectors (bundled and the project's own) and validates the config. */
+  protected async openProject(projectFlag: string | undefined): Promise<{ config: ProjectConfig; session: ProjectSession; discovery: Discovery }> {
+    const file = findProjectFile(projectFlag ?? process.cwd(), projectFlag !== undefined);
+    const discovery = await discoverConnectors(dirname(file));
+    for (const warning of discovery.warnings) this.warn(warning);
+    const config = loadConfig(file, {
+      connectorSchema: (name) => discovery.connectors.get(name)?.connector.configSchema,
+      installHint,
+    });
+    this.secrets = config.secrets;
+    const session = new ProjectSession(config, (name) => discovery.connectors.get(name)?.connector);
+    return { config, session, discovery };
+  }
+
+  /** Prints a line on stdout with secrets redacted. */
+  protected out(line: string): void {
+    process.stdout.write(`${redact(line, this.secrets)}\n`);
+  }
+
+  /** Prints a line on stderr with secrets redacted. */
+  protected err(line: string): void {
+    process.stderr.write(`${redact(line, this.secrets)}\n`);
+  }
+
+  protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    if (isSqlloadError(error)) {
+      this.err(error.format());
+      this.exit(exitCodeForError(error));
+    }
+    // oclif's own parse errors (unknown flag, missing argument) are usage errors.
+    if (error.oclif?.exit !== undefined || error.name === "CLIError" || /Nonexistent flag|Unexpected argument|Missing required/.test(error.message)) {
+      if (error.oclif?.exit === 0) throw error;
+      this.err(`error: ${error.message}`);
+      this.exit(2);
+    }
+    return super.catch(error);
+  }
+}
