@@ -1,3 +1,4 @@
+import { describeDuration } from "../config/duration.js";
 import type { TableSettings } from "../config/table-settings.js";
 import type { CursorRange } from "../connector/source.js";
 import type { TargetTableRef } from "../connector/table-ref.js";
@@ -151,24 +152,7 @@ export function planTable(input: PlanInput): TablePlan {
 function batchText(batch: NonNullable<TableSettings["batchSize"]>): string {
   if (typeof batch === "bigint") return batch.toString();
   if (batch === "none") return "none";
-  return describeBatch(batch.micros);
-}
-
-function describeBatch(micros: bigint): string {
-  const units: [bigint, string][] = [
-    [86_400_000_000n, "day"],
-    [3_600_000_000n, "hour"],
-    [60_000_000n, "minute"],
-    [1_000_000n, "second"],
-  ];
-  let rest = micros;
-  let out = "";
-  for (const [size, name] of units) {
-    const n = rest / size;
-    rest %= size;
-    if (n > 0n) out += `${n}${name}${n === 1n ? "" : "s"}`;
-  }
-  return out;
+  return describeDuration(batch);
 }
 
 function readEnd(input: PlanInput, kind: CursorKind, windowed: boolean): TablePlan["end"] {
