@@ -12,9 +12,10 @@ describe("windows", () => {
         fc.bigInt({ min: 0n, max: 10n ** 6n }),
         fc.bigInt({ min: 10n, max: 10n ** 5n }),
         (kind, startN, spanN, step) => {
-          const asValue = (n: bigint) => (kind === "date" ? { kind, value: Number(n % 1_000_000n) } : { kind, value: n });
-          const start = asValue(startN);
-          const end = asValue((kind === "date" ? BigInt(start.value as number) : startN) + spanN);
+          const from = kind === "date" ? startN % 1_000_000n : startN;
+          const asValue = (n: bigint) => (kind === "date" ? { kind, value: Number(n) } : { kind, value: n });
+          const start = asValue(from);
+          const end = asValue(from + spanN);
           const spec = layWindows(start, end, step, "t");
           if (spanN === 0n) {
             expect(spec.count).toBe(0);
