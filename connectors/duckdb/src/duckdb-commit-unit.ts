@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import {
+  type Column,
   type CommitUnit,
   type CommitUnitOptions,
   type CursorRange,
@@ -28,8 +29,10 @@ const STAGE_TABLE = `temp.main.${quoteIdent(STAGE)}`;
 
 /**
  * Opens a unit: one DuckDB transaction on a connection of its own. `replace` first drops a build
- * table a crashed run left, then creates a fresh one inside the transaction, so neither a reader
- * nor a failed unit ever leaves a half-built table visible.
+ * table an earlier run may have left, then creates a fresh one inside the transaction (from the
+ * unit's columns, or from the first batch when none are known yet), so neither a reader nor a
+ * failed unit ever sees a half-built table. A unit may begin on a table that does not exist yet
+ * (an empty window of a table whose columns only its rows can tell): it then only logs.
  */
 export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
   const label = formatTargetTable(ref);
@@ -43,14 +46,13 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
       if (replace) await connection.run(`DROP TABLE IF EXISTS ${qualifiedName(ref.schema, writeName)}`);
     });
     await connection.run("BEGIN TRANSACTION");
+    const unit = new DuckDBCommitUnit(db, connection, ref, options, writeName, label);
     if (replace) {
-      if (options.columns.length === 0) throw new SqlloadError("SL305", `cannot build ${label} with no columns`);
-      const columns = options.columns.map((c) => `${quoteIdent(c.name)} ${duckdbTypeSql(c.type)}`).join(", ");
-      await connection.run(`CREATE TABLE ${qualifiedName(ref.schema, writeName)} (${columns})`);
+      if (options.columns.length > 0) await unit.createBuildTable(options.columns);
+    } else {
+      await unit.describe();
     }
-    const columns = await describeRelation(connection, ref.schema, writeName);
-    if (!columns) throw new SqlloadError("SL305", `table ${label} does not exist`, { hint: "Create it with ensureTable first." });
-    return new DuckDBCommitUnit(db, connection, ref, options, writeName, columns, label);
+    return unit;
   } catch (error) {
     await connection.run("ROLLBACK").catch(() => undefined);
     db.disconnect(connection);
@@ -61,6 +63,8 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
 class DuckDBCommitUnit implements CommitUnit {
   private open = true;
   private staged = false;
+  /** The written table's columns in table order; null while it does not exist. */
+  private columns: readonly RelationColumn[] | null = null;
   private readonly table: string;
 
   constructor(
@@ -69,15 +73,25 @@ class DuckDBCommitUnit implements CommitUnit {
     private readonly ref: TargetTableRef,
     private readonly options: CommitUnitOptions,
     private readonly writeName: string,
-    private readonly columns: readonly RelationColumn[],
     private readonly label: string,
   ) {
     this.table = qualifiedName(ref.schema, writeName);
   }
 
+  async describe(): Promise<void> {
+    this.columns = await describeRelation(this.connection, this.ref.schema, this.writeName);
+  }
+
+  async createBuildTable(columns: readonly Column[]): Promise<void> {
+    const defs = columns.map((c) => `${quoteIdent(c.name)} ${duckdbTypeSql(c.type)}`).join(", ");
+    await this.connection.run(`CREATE TABLE ${this.table} (${defs})`);
+    await this.describe();
+  }
+
   async deleteRange(range: CursorRange, options?: { readonly includeNulls?: boolean }): Promise<void> {
     const cursor = this.options.cursor;
     if (!cursor) throw new SqlloadError("SL900", `deleteRange on ${this.label}, which has no cursor column`);
+    if (!this.columns) return;
     const column = this.column(cursor.column);
     const condition = rangeCondition(quoteIdent(column.name), column.type, range, options?.includeNulls ?? false);
     await this.run(`DELETE FROM ${this.table} WHERE ${condition.sql}`, condition.values, condition.types);
@@ -86,11 +100,12 @@ class DuckDBCommitUnit implements CommitUnit {
   async write(batch: RecordBatch): Promise<void> {
     if (batch.length === 0) return;
     this.check();
+    if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(batch.schema));
     if (this.options.strategy === "merge") return this.merge(batch);
     await this.guard(() =>
       appendBatch(
         this.connection,
-        { schema: this.ref.schema, name: this.writeName, columns: this.columns.map((c) => c.name), label: this.label },
+        { schema: this.ref.schema, name: this.writeName, columns: this.columnNames(), label: this.label },
         batch,
       ),
     );
@@ -102,6 +117,7 @@ class DuckDBCommitUnit implements CommitUnit {
    * the table (DuckDB's indexes slow every append, and the merge itself keeps keys unique).
    */
   private async merge(batch: RecordBatch): Promise<void> {
+    const names = this.columnNames();
     const keys = (this.options.primaryKey ?? []).map((k) => quoteIdent(this.column(k, "SL208").name));
     if (keys.length === 0) throw new SqlloadError("SL108", `merge into ${this.label} needs a primary key`);
     await this.run(
@@ -111,11 +127,7 @@ class DuckDBCommitUnit implements CommitUnit {
     );
     this.staged = true;
     await this.guard(() =>
-      appendBatch(
-        this.connection,
-        { catalog: "temp", schema: "main", name: STAGE, columns: this.columns.map((c) => c.name), label: this.label },
-        batch,
-      ),
+      appendBatch(this.connection, { catalog: "temp", schema: "main", name: STAGE, columns: names, label: this.label }, batch),
     );
     const duplicate = await this.guard(async () =>
       (
@@ -147,7 +159,7 @@ class DuckDBCommitUnit implements CommitUnit {
   async commit(): Promise<void> {
     this.check();
     try {
-      if (this.options.strategy === "replace") {
+      if (this.options.strategy === "replace" && this.columns) {
         // Inside the transaction: readers see the old table until COMMIT, then the new one.
         await this.connection.run(`DROP TABLE IF EXISTS ${qualifiedName(this.ref.schema, this.ref.name)}`);
         await this.connection.run(`ALTER TABLE ${this.table} RENAME TO ${quoteIdent(this.ref.name)}`);
@@ -182,9 +194,15 @@ class DuckDBCommitUnit implements CommitUnit {
   }
 
   private column(name: string, code: "SL305" | "SL208" = "SL305"): RelationColumn {
-    const column = findColumn(this.columns, name);
+    const column = findColumn(this.columns ?? [], name);
     if (!column) throw new SqlloadError(code, `${this.label} has no column "${name}"`, { table: this.label });
     return column;
+  }
+
+  private columnNames(): string[] {
+    if (!this.columns)
+      throw new SqlloadError("SL305", `table ${this.label} does not exist`, { hint: "Create it with ensureTable first." });
+    return this.columns.map((c) => c.name);
   }
 
   private async run(

@@ -136,6 +136,7 @@ class DuckDBTableReader implements SourceTableReader {
     const cursorIndex = cursor ? this.table.columns.indexOf(cursor.column) : -1;
     const ordered = request.ordered && cursorIndex >= 0;
     let previousLast: unknown = NONE;
+    let bytes = 0;
     try {
       const result = await this.connection.stream(sql, values, types);
       const builder = new BatchBuilder(this.schema, result.columnTypes());
@@ -153,8 +154,12 @@ class DuckDBTableReader implements SourceTableReader {
           // Everything before this batch may commit when its first cursor differs from the
           // previous batch's last: no cursor value is then split between two commits.
           const first = cursorKey(batch.columns[cursorIndex] as ColumnVector, 0);
-          if (previousLast !== NONE && first !== previousLast) yield { kind: "commit-point" };
+          if (previousLast !== NONE && first !== previousLast) {
+            yield { kind: "commit-point", bytesSinceLast: bytes };
+            bytes = 0;
+          }
           previousLast = cursorKey(batch.columns[cursorIndex] as ColumnVector, batch.length - 1);
+          bytes += estimateBytes(batch);
         }
         yield { kind: "batch", batch };
         if (done) break;
@@ -196,6 +201,23 @@ class DuckDBTableReader implements SourceTableReader {
     await this.connection.run("ROLLBACK").catch(() => undefined);
     this.db.disconnect(this.connection);
   }
+}
+
+/** About how many bytes a batch holds, for the engine's commit-every-gigabyte rule. */
+function estimateBytes(batch: RecordBatch): number {
+  let bytes = 0;
+  for (const { values } of batch.columns) {
+    if (!Array.isArray(values)) {
+      bytes += (values as Int32Array).byteLength;
+      continue;
+    }
+    for (const value of values as unknown[]) {
+      if (typeof value === "string") bytes += value.length;
+      else if (value instanceof Uint8Array) bytes += value.byteLength;
+      else if (Array.isArray(value)) bytes += 8 * value.length;
+    }
+  }
+  return bytes;
 }
 
 const NONE = Symbol("none");
