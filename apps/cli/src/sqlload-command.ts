@@ -48,14 +48,15 @@ export abstract class SqlloadCommand extends Command {
     process.stderr.write(`${redact(line, this.secrets)}\n`);
   }
 
-  protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+  protected override async catch(error: Error & { code?: string; oclif?: { exit?: number } }): Promise<unknown> {
+    // `this.exit(n)` throws EEXIT; let oclif end the process with that code.
+    if (error.code === "EEXIT") throw error;
     if (isSqlloadError(error)) {
       this.err(error.format());
       this.exit(exitCodeForError(error));
     }
     // oclif's own parse errors (unknown flag, missing argument) are usage errors.
     if (error.oclif?.exit !== undefined || error.name === "CLIError" || /Nonexistent flag|Unexpected argument|Missing required/.test(error.message)) {
-      if (error.oclif?.exit === 0) throw error;
       this.err(`error: ${error.message}`);
       this.exit(2);
     }
