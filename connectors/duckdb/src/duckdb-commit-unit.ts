@@ -137,14 +137,11 @@ class DuckDBCommitUnit implements CommitUnit {
       ).getRowsJS(),
     );
     if (duplicate[0]) {
-      const shown = duplicate[0].map((v) => (typeof v === "bigint" ? v.toString() : JSON.stringify(v))).join(", ");
-      throw new SqlloadError(
-        "SL301",
-        `primary key (${(this.options.primaryKey ?? []).join(", ")}) = (${shown}) appears twice in one batch for ${this.label}`,
-        {
-          table: this.label,
-        },
-      );
+      // Worded like core's own key check, which usually catches this first.
+      const shown = (this.options.primaryKey ?? []).map((k, i) => `${k} = ${String(duplicate[0]?.[i])}`).join(", ");
+      throw new SqlloadError("SL301", `table ${this.label}: primary key (${shown}) appears more than once in one batch`, {
+        table: this.label,
+      });
     }
     const match = keys.map((k) => `t.${k} IS NOT DISTINCT FROM s.${k}`).join(" AND ");
     await this.run(`DELETE FROM ${this.table} AS t USING ${STAGE_TABLE} AS s WHERE ${match}`);

@@ -270,6 +270,8 @@ describe("commit units", () => {
   });
 
   it("abort leaves nothing: appended rows, deletes and the run log all vanish", async () => {
+    // The appender is closed (flushed into the table) at the end of each write, before the
+    // ROLLBACK: this is the proof that appender writes belong to the unit's transaction.
     const r = ref();
     await load(target, r, cols, [rows([1, 2])]);
     const unit = await target.begin(r, { strategy: "delete_insert", columns: cols, cursor: { column: "c", kind: "integer" } });
@@ -326,6 +328,26 @@ describe("commit units", () => {
         }
       })(),
     ).rejects.toMatchObject({ code: "SL305", message: expect.stringContaining('no column "zzz"') });
+  });
+
+  it("writes narrower types into wider columns", async () => {
+    const r = ref();
+    await target.ensureTable(
+      r,
+      [col("i", t("int64")), col("f", t("float64")), col("d", { kind: "decimal", precision: 12, scale: 3 }), col("s", t("text"))],
+      {},
+    );
+    const narrow = [
+      col("i", t("int16")),
+      col("f", t("float32")),
+      col("d", { kind: "decimal", precision: 5, scale: 1 }),
+      col("s", t("uuid")),
+    ];
+    await target.ensureTable(r, narrow, {});
+    const unit = await target.begin(r, { strategy: "append", columns: [] });
+    await unit.write(batch(narrow, [{ i: -7, f: 0.5, d: "1234.5", s: "123e4567-e89b-12d3-a456-426614174000" }]));
+    await unit.commit();
+    expect(await rowsOf(r)).toEqual([{ i: -7n, f: 0.5, d: "1234.500", s: "123e4567-e89b-12d3-a456-426614174000" }]);
   });
 
   it("merges on the primary key inside the transaction", async () => {
