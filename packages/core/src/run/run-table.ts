@@ -78,6 +78,7 @@ class TableRun {
     try {
       reader = await this.args.source.openTable(this.args.request, this.args.info);
       caughtUp = await this.load(reader);
+      await this.publishStaged();
       const result = this.result("loaded", caughtUp);
       emit({ type: "table_completed", result });
       return result;
@@ -273,6 +274,31 @@ class TableRun {
     });
   }
 
+  /**
+   * A staged target holds committed units back until `publish`. `delete_insert` publishes once,
+   * after the whole run, so a stopped run publishes nothing (SPEC §6); every other strategy
+   * publishes each unit as it commits.
+   */
+  private get publishesAtEnd(): boolean {
+    return this.args.target.capabilities.commitModel === "staged" && this.plan.strategy === "delete_insert" && this.plan.commit !== "swap";
+  }
+
+  private async publishStaged(): Promise<void> {
+    if (this.publishesAtEnd && this.unitsCommitted > 0) await this.publish();
+  }
+
+  private async publish(): Promise<void> {
+    const { target } = this.args;
+    if (!target.publish) throw new SqlloadError("SL900", `staged target cannot publish ${this.tableName}: it has no publish()`);
+    try {
+      await target.publish(this.plan.target);
+    } catch (error) {
+      throw asSqlloadError(error, "SL305", `publishing ${this.tableName} failed`, { table: this.tableName });
+    }
+  }
+
+  private unitsCommitted = 0;
+
   /** Writes the run-log record and commits the current unit. */
   private async commitUnit(window: CursorRange | undefined, info: { index: number; count: number } | undefined): Promise<void> {
     const unit = this.unit;
@@ -299,6 +325,8 @@ class TableRun {
       throw asSqlloadError(error, "SL305", `committing ${this.tableName} failed`, { table: this.tableName });
     }
     this.unit = undefined;
+    this.unitsCommitted++;
+    if (this.args.target.capabilities.commitModel === "staged" && !this.publishesAtEnd) await this.publish();
     if (window) this.windowsDone++;
     this.args.emit({
       type: "window_committed",
