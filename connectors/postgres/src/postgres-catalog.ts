@@ -1,0 +1,82 @@
+import type pg from "pg";
+import { type CatalogColumn, mapColumn, type PgColumn } from "./postgres-dialect.js";
+
+/** What runs catalog queries: a pool, or the client holding a read snapshot. */
+export type Queryable = Pick<pg.ClientBase, "query">;
+
+/** The table's oid, or null when it does not exist. Without a schema the search path decides. */
+export async function findTable(
+  db: Queryable,
+  ref: { readonly schema?: string | undefined; readonly name: string },
+): Promise<number | null> {
+  const result =
+    ref.schema === undefined
+      ? await db.query<{ oid: number | null }>("SELECT to_regclass(quote_ident($1))::oid AS oid", [ref.name])
+      : await db.query<{ oid: number }>(
+          `SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`,
+          [ref.schema, ref.name],
+        );
+  return result.rows[0]?.oid ?? null;
+}
+
+const COLUMNS_SQL = `
+SELECT a.attname AS name,
+       a.attnotnull AS "notNull",
+       format_type(a.atttypid, a.atttypmod) AS declared,
+       bt.typname AS "typeName",
+       bt.typtype AS "typeType",
+       CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END AS typmod,
+       et.typname AS "elementName",
+       et.typtype AS "elementType",
+       et.oid AS "elementOid",
+       co.collname AS collation
+FROM pg_attribute a
+JOIN pg_type t ON t.oid = a.atttypid
+JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+LEFT JOIN pg_type et ON et.oid = bt.typelem AND bt.typcategory = 'A'
+LEFT JOIN pg_collation co ON co.oid = a.attcollation
+WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attnum`;
+
+export async function tableColumns(db: Queryable, oid: number): Promise<PgColumn[]> {
+  const result = await db.query<CatalogColumn>(COLUMNS_SQL, [oid]);
+  return result.rows.map((row) => mapColumn({ ...row, elementOid: row.elementOid === null ? null : Number(row.elementOid) }));
+}
+
+/**
+ * Whether the database's default collation sorts by code point (libc "C" or "POSIX"), so that
+ * columns using it need no `COLLATE "C"`. `datlocprovider` exists from Postgres 15 on; reading
+ * it through `to_jsonb` works on older versions too.
+ */
+export async function defaultCollationIsCodePoint(db: Queryable): Promise<boolean> {
+  const result = await db.query<{ collate: string; provider: string | null }>(
+    `SELECT d.datcollate AS collate, to_jsonb(d) ->> 'datlocprovider' AS provider
+     FROM pg_database d WHERE d.datname = current_database()`,
+  );
+  const row = result.rows[0];
+  if (!row) return false;
+  return (row.provider === null || row.provider === "c") && (row.collate === "C" || row.collate === "POSIX");
+}
+
+export interface LeadingIndex {
+  readonly name: string;
+  readonly collation: string | null;
+  readonly method: string;
+}
+
+/** Valid, non-partial indexes whose first key is the column, with that key's collation. */
+export async function indexesLeadingWith(db: Queryable, oid: number, column: string): Promise<LeadingIndex[]> {
+  const result = await db.query<LeadingIndex>(
+    `SELECT ic.relname AS name, co.collname AS collation, am.amname AS method
+     FROM pg_index i
+     JOIN pg_class ic ON ic.oid = i.indexrelid
+     JOIN pg_am am ON am.oid = ic.relam
+     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+     LEFT JOIN pg_collation co ON co.oid = i.indcollation[0]
+     WHERE i.indrelid = $1 AND a.attname = $2 AND i.indisvalid AND i.indpred IS NULL
+     ORDER BY ic.relname`,
+    [oid, column],
+  );
+  return result.rows;
+}

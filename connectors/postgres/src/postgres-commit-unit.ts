@@ -1,0 +1,285 @@
+import { once } from "node:events";
+import { finished } from "node:stream/promises";
+import {
+  type Column,
+  type CommitUnit,
+  type CommitUnitOptions,
+  type CursorRange,
+  formatTargetTable,
+  type RecordBatch,
+  type RunLogRow,
+  SqlloadError,
+  type TargetTableRef,
+} from "@sqlload/core";
+import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { HEADER, TRAILER } from "./copy-binary.js";
+import { CopyBinaryEncoder } from "./copy-binary-encoder.js";
+import { type ErrorContext, toSqlloadError } from "./errors.js";
+import { findTable, type Queryable, tableColumns } from "./postgres-catalog.js";
+import {
+  cursorCast,
+  cursorExpression,
+  cursorKindOfColumn,
+  cursorParameter,
+  derivedName,
+  type PgColumn,
+  pgTypeFor,
+  qualifiedName,
+  quoteIdent,
+  rangeCondition,
+} from "./postgres-dialect.js";
+import { insertRunLogSql, runLogTableSql } from "./postgres-run-log.js";
+
+/** The columns of a table, or null when it does not exist. */
+export async function describePg(db: Queryable, ref: TargetTableRef): Promise<PgColumn[] | null> {
+  const oid = await findTable(db, ref);
+  return oid === null ? null : tableColumns(db, oid);
+}
+
+/** `CREATE TABLE` column definitions for logical columns. Every column is nullable: see ensureTable. */
+export function columnDefinitions(columns: readonly Column[]): string {
+  return columns.map((c) => `${quoteIdent(c.name)} ${pgTypeFor(c.type)}`).join(", ");
+}
+
+/** A COPY in progress on the unit's connection, kept open across `write` calls. */
+interface OpenCopy {
+  readonly key: string;
+  readonly stream: ReturnType<typeof copyFrom>;
+  readonly encoder: CopyBinaryEncoder;
+  error: unknown;
+}
+
+let stagingCounter = 0;
+
+/**
+ * One transaction on a dedicated connection. Rows go in by binary `COPY FROM STDIN`: straight
+ * into the table for append and delete_insert, into a temporary staging table for merge (upserted
+ * at commit), into `<name>__sqlload_new` for replace (swapped in by rename at commit).
+ */
+export class PostgresCommitUnit implements CommitUnit {
+  private copy: OpenCopy | undefined;
+  private done = false;
+  private readonly display: string;
+
+  private constructor(
+    private readonly client: pg.PoolClient,
+    private readonly ref: TargetTableRef,
+    private readonly options: CommitUnitOptions,
+    /** Where `write` lands rows: the table itself, the staging table or the new table. */
+    private readonly destination: { readonly sql: string; readonly columns: readonly PgColumn[] },
+    /** The table's own columns (for range deletes). */
+    private readonly tableColumns: readonly PgColumn[],
+    private readonly context: (action: string) => ErrorContext,
+  ) {
+    this.display = formatTargetTable(ref);
+  }
+
+  /** Opens the transaction and prepares the destination of the strategy. */
+  static async begin(
+    client: pg.PoolClient,
+    ref: TargetTableRef,
+    options: CommitUnitOptions,
+    context: (action: string) => ErrorContext,
+  ): Promise<PostgresCommitUnit> {
+    const display = formatTargetTable(ref);
+    await client.query("BEGIN");
+    if (options.strategy === "replace") {
+      const next = { schema: ref.schema, name: derivedName(ref.name, "__sqlload_new") };
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`);
+      // A crashed run cannot leave it behind (it is built in this transaction), but a hand-made
+      // or half-migrated one must not make every later run fail.
+      await client.query(`DROP TABLE IF EXISTS ${qualifiedName(next)}`);
+      await client.query(`CREATE TABLE ${qualifiedName(next)} (${columnDefinitions(options.columns)})`);
+      const columns = (await describePg(client, next)) ?? [];
+      const current = (await describePg(client, ref)) ?? columns;
+      return new PostgresCommitUnit(client, ref, options, { sql: qualifiedName(next), columns }, current, context);
+    }
+    const existing = await describePg(client, ref);
+    if (!existing) throw new SqlloadError("SL305", `target table ${display} does not exist; it is created before loading`);
+    if (options.strategy !== "merge") {
+      return new PostgresCommitUnit(client, ref, options, { sql: qualifiedName(ref), columns: existing }, existing, context);
+    }
+    const key = options.primaryKey ?? [];
+    if (key.length === 0) throw new SqlloadError("SL108", `merge into ${display} needs a primary key`);
+    for (const name of key) {
+      if (!existing.some((c) => c.name === name)) {
+        throw new SqlloadError("SL208", `primary key column "${name}" is not in ${display}`, { table: display });
+      }
+    }
+    await ensureUniqueIndex(client, ref, key);
+    const wanted = new Set(options.columns.map((c) => c.name));
+    const staged = existing.filter((c) => wanted.has(c.name));
+    const stage = `"_sqlload_stage_${process.pid}_${++stagingCounter}"`;
+    await client.query(
+      `CREATE TEMP TABLE ${stage} ON COMMIT DROP AS SELECT ${staged.map((c) => quoteIdent(c.name)).join(", ")} FROM ${qualifiedName(ref)} WITH NO DATA`,
+    );
+    return new PostgresCommitUnit(client, ref, options, { sql: stage, columns: staged }, existing, context);
+  }
+
+  private assertOpen(): void {
+    if (this.done) throw new SqlloadError("SL900", `the commit unit of ${this.display} is already finished`);
+  }
+
+  async write(batch: RecordBatch): Promise<void> {
+    this.assertOpen();
+    if (batch.length === 0) return;
+    try {
+      const byName = new Map(this.destination.columns.map((c) => [c.name, c]));
+      for (const column of batch.schema) {
+        if (!byName.has(column.name)) {
+          throw new SqlloadError("SL209", `column "${column.name}" is not in ${this.display}`, { table: this.display });
+        }
+      }
+      const names = new Set(batch.schema.map((c) => c.name));
+      const columns = this.destination.columns.filter((c) => names.has(c.name));
+      const copy = await this.openCopy(columns);
+      for (const chunk of copy.encoder.encode(batch)) {
+        if (copy.error) throw copy.error;
+        if (!copy.stream.write(chunk)) await once(copy.stream, "drain");
+      }
+      if (copy.error) throw copy.error;
+    } catch (error) {
+      throw toSqlloadError(error, this.context(`writing to ${this.display}`));
+    }
+  }
+
+  /** The open COPY when it takes the same columns, else a new one (ending the previous). */
+  private async openCopy(columns: readonly PgColumn[]): Promise<OpenCopy> {
+    const key = JSON.stringify(columns.map((c) => c.name));
+    if (this.copy?.key === key) return this.copy;
+    await this.finishCopy();
+    const list = columns.map((c) => quoteIdent(c.name)).join(", ");
+    const stream = this.client.query(copyFrom(`COPY ${this.destination.sql} (${list}) FROM STDIN (FORMAT binary)`));
+    const copy: OpenCopy = { key, stream, encoder: new CopyBinaryEncoder(columns, this.display), error: undefined };
+    stream.on("error", (error) => {
+      copy.error ??= error;
+    });
+    stream.write(HEADER);
+    this.copy = copy;
+    return copy;
+  }
+
+  /** Ends the COPY in progress, so the connection can run other statements. */
+  private async finishCopy(): Promise<void> {
+    const copy = this.copy;
+    if (!copy) return;
+    this.copy = undefined;
+    copy.stream.end(TRAILER);
+    await finished(copy.stream).catch((error) => {
+      copy.error ??= error;
+    });
+    if (copy.error) throw copy.error;
+  }
+
+  async deleteRange(range: CursorRange, options: { readonly includeNulls?: boolean } = {}): Promise<void> {
+    this.assertOpen();
+    // The new table of a replace starts empty: there is nothing to delete.
+    if (this.options.strategy === "replace") return;
+    const cursor = this.options.cursor;
+    if (!cursor) throw new SqlloadError("SL900", `deleteRange on ${this.display} without a cursor column`);
+    try {
+      await this.finishCopy();
+      const column = this.tableColumns.find((c) => c.name === cursor.column);
+      if (!column) return; // no such column: no row can lie in the range
+      const kind = cursorKindOfColumn(column) ?? cursor.kind;
+      const params: string[] = [];
+      const where = rangeCondition(cursorExpression(column, kind, false), range, options.includeNulls ?? false, (v) => {
+        params.push(cursorParameter(v));
+        return `$${params.length}::${cursorCast(column, kind)}`;
+      });
+      await this.client.query(`DELETE FROM ${qualifiedName(this.ref)}${where ? ` WHERE ${where}` : ""}`, params);
+    } catch (error) {
+      throw toSqlloadError(error, this.context(`deleting a range of ${this.display}`));
+    }
+  }
+
+  async appendRunLog(row: RunLogRow): Promise<void> {
+    this.assertOpen();
+    try {
+      await this.finishCopy();
+      await this.client.query(runLogTableSql(this.ref.schema));
+      await this.client.query(insertRunLogSql(this.ref.schema), [row.runId, row.table, row.at, row.formatVersion, row.body]);
+    } catch (error) {
+      throw toSqlloadError(error, this.context(`writing the run log of ${this.display}`));
+    }
+  }
+
+  async commit(): Promise<void> {
+    this.assertOpen();
+    try {
+      await this.finishCopy();
+      if (this.options.strategy === "merge") await this.merge();
+      if (this.options.strategy === "replace") await this.swap();
+      await this.client.query("COMMIT");
+      this.done = true;
+      this.client.release();
+    } catch (error) {
+      const mapped = toSqlloadError(error, this.context(`committing ${this.display}`));
+      await this.rollback(error);
+      throw mapped;
+    }
+  }
+
+  /** Upserts the staged rows; rows that share a key within the unit are an error (SL301). */
+  private async merge(): Promise<void> {
+    const key = this.options.primaryKey ?? [];
+    const columns = this.destination.columns.map((c) => quoteIdent(c.name));
+    const keySql = key.map(quoteIdent).join(", ");
+    const updates = this.destination.columns
+      .filter((c) => !key.includes(c.name))
+      .map((c) => `${quoteIdent(c.name)} = EXCLUDED.${quoteIdent(c.name)}`);
+    const action = updates.length > 0 ? `DO UPDATE SET ${updates.join(", ")}` : "DO NOTHING";
+    await this.client.query(
+      `INSERT INTO ${qualifiedName(this.ref)} (${columns.join(", ")}) SELECT ${columns.join(", ")} FROM ${this.destination.sql} ON CONFLICT (${keySql}) ${action}`,
+    );
+  }
+
+  /** Puts the new table in place of the old one, in this transaction: readers see one or the other. */
+  private async swap(): Promise<void> {
+    await this.client.query(`DROP TABLE IF EXISTS ${qualifiedName(this.ref)}`);
+    await this.client.query(`ALTER TABLE ${this.destination.sql} RENAME TO ${quoteIdent(this.ref.name)}`);
+  }
+
+  async abort(): Promise<void> {
+    if (this.done) return;
+    await this.rollback(undefined);
+  }
+
+  private async rollback(cause: unknown): Promise<void> {
+    this.done = true;
+    const copy = this.copy;
+    this.copy = undefined;
+    try {
+      if (copy) {
+        // CopyFail makes the server drop what this COPY sent; the transaction then rolls back.
+        copy.stream.destroy(new Error("sqlload aborted the commit unit"));
+        await finished(copy.stream).catch(() => undefined);
+      }
+      await this.client.query("ROLLBACK");
+      this.client.release();
+    } catch (error) {
+      // A connection that cannot roll back is closed: the server rolls back what it held.
+      this.client.release((error ?? cause) as Error);
+    }
+  }
+}
+
+/**
+ * `INSERT … ON CONFLICT (key)` needs a unique index on exactly those columns; sqlload creates
+ * one named `<table>__sqlload_pk` unless one exists. Existing duplicates make this fail (SL301).
+ */
+async function ensureUniqueIndex(client: pg.PoolClient, ref: TargetTableRef, key: readonly string[]): Promise<void> {
+  const found = await client.query(
+    `SELECT 1 FROM pg_index i
+     JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relname = $2 AND i.indisunique AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL
+       AND (SELECT array_agg(a.attname::text COLLATE "C" ORDER BY a.attname::text COLLATE "C")
+            FROM unnest(i.indkey::int2[]) k JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k)
+           = (SELECT array_agg(x COLLATE "C" ORDER BY x COLLATE "C") FROM unnest($3::text[]) x)`,
+    [ref.schema, ref.name, [...key]],
+  );
+  if (found.rowCount) return;
+  const name = derivedName(ref.name, "__sqlload_pk");
+  await client.query(`CREATE UNIQUE INDEX ${quoteIdent(name)} ON ${qualifiedName(ref)} (${key.map(quoteIdent).join(", ")})`);
+}

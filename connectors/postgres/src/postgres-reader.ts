@@ -1,0 +1,173 @@
+import {
+  type CursorValue,
+  cursorAt,
+  cursorEquals,
+  type ReadRequest,
+  type RecordBatch,
+  type SourceItem,
+  type SourceTableReader,
+  SqlloadError,
+} from "@sqlload/core";
+import type pg from "pg";
+import { to as copyTo } from "pg-copy-streams";
+import { CopyBinaryDecoder } from "./copy-binary-decoder.js";
+import { type ErrorContext, toSqlloadError } from "./errors.js";
+import {
+  cursorCast,
+  cursorLiteral,
+  cursorParameter,
+  cursorValueSql,
+  parseCursorText,
+  rangeCondition,
+  readWire,
+  selectExpression,
+} from "./postgres-dialect.js";
+import type { ResolvedTable } from "./postgres-source.js";
+
+/**
+ * One source table held open for its load: a client inside a `REPEATABLE READ READ ONLY`
+ * transaction, so every window, the maximum and the first-value probes see one snapshot.
+ * Calls run one at a time on that client.
+ */
+export class PostgresTableReader implements SourceTableReader {
+  private queue: Promise<void> = Promise.resolve();
+  private lost: SqlloadError | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly table: ResolvedTable,
+    private readonly context: (action: string) => ErrorContext,
+  ) {}
+
+  /** Waits for the calls before; the returned function lets the next one in. */
+  private async turn(): Promise<() => void> {
+    let release!: () => void;
+    const previous = this.queue;
+    this.queue = new Promise((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    if (this.closed || this.lost) {
+      release();
+      throw this.lost ?? new SqlloadError("SL900", `the reader of ${this.table.display} is closed`);
+    }
+    return release;
+  }
+
+  /** The COPY statement of a read. COPY takes no parameters, so bounds are quoted literals. */
+  copySql(request: Pick<ReadRequest, "range" | "includeNulls" | "ordered">): string {
+    const { cursor } = this.table;
+    let sql = `SELECT ${this.table.columns.map(selectExpression).join(", ")} FROM ${this.table.sql}`;
+    if (cursor) {
+      const where = rangeCondition(cursor.expression, request.range, request.includeNulls, (v) =>
+        cursorLiteral(v, cursor.column, cursor.kind),
+      );
+      if (where) sql += ` WHERE ${where}`;
+      if (request.ordered) sql += ` ORDER BY ${cursor.expression} NULLS FIRST`;
+    } else if (request.range.from || request.range.to) {
+      throw new SqlloadError("SL900", `a cursor range was asked of ${this.table.display}, which has no cursor column`);
+    }
+    return `COPY (${sql}) TO STDOUT (FORMAT binary)`;
+  }
+
+  read(request: ReadRequest): AsyncIterable<SourceItem> {
+    return this.items(request);
+  }
+
+  private async *items(request: ReadRequest): AsyncGenerator<SourceItem> {
+    const release = await this.turn();
+    const { cursor, columns } = this.table;
+    const decoder = new CopyBinaryDecoder(
+      columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
+      columns.map(readWire),
+    );
+    const stream = this.client.query(copyTo(this.copySql(request)));
+    const onAbort = () => stream.destroy(new SqlloadError("SL307", `reading ${this.table.display} was interrupted`));
+    request.signal.addEventListener("abort", onAbort, { once: true });
+    const commitPoints = request.ordered && cursor !== undefined;
+    let last: CursorValue | null | undefined;
+    let bytesSinceLast = 0;
+    let completed = false;
+    // Commit points go only between batches whose boundary separates two distinct cursor values,
+    // so rows of one value never straddle a commit.
+    const emit = function* (batch: RecordBatch, bytes: number): Generator<SourceItem> {
+      if (commitPoints && batch.length > 0) {
+        const first = cursorAt(batch, cursor.index, 0);
+        if (last !== undefined && !cursorEquals(last, first)) {
+          yield { kind: "commit-point", bytesSinceLast };
+          bytesSinceLast = 0;
+        }
+        last = cursorAt(batch, cursor.index, batch.length - 1);
+      }
+      bytesSinceLast += bytes;
+      yield { kind: "batch", batch };
+    };
+    try {
+      if (request.signal.aborted) onAbort();
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        for (const { batch, bytes } of decoder.push(chunk)) yield* emit(batch, bytes);
+      }
+      const rest = decoder.end();
+      if (rest) yield* emit(rest.batch, rest.bytes);
+      completed = true;
+    } catch (error) {
+      const mapped = request.signal.aborted
+        ? new SqlloadError("SL307", `reading ${this.table.display} was interrupted`, { cause: error })
+        : toSqlloadError(error, this.context(`reading ${this.table.display}`));
+      throw mapped;
+    } finally {
+      request.signal.removeEventListener("abort", onAbort);
+      if (!completed) {
+        // A COPY cut short leaves the connection mid-stream: it cannot serve another read, and
+        // the snapshot goes with it.
+        this.lost = new SqlloadError("SL304", `the read snapshot of ${this.table.display} was lost when a read stopped early`, {
+          retryable: true,
+          hint: "Run again: the table's committed windows are kept.",
+        });
+        stream.destroy();
+        this.client.release(this.lost);
+      }
+      release();
+    }
+  }
+
+  async maxCursor(): Promise<CursorValue | null> {
+    return this.aggregate("max", undefined);
+  }
+
+  async firstCursorAtOrAfter(value: CursorValue): Promise<CursorValue | null> {
+    return this.aggregate("min", value);
+  }
+
+  private async aggregate(fn: "max" | "min", atOrAfter: CursorValue | undefined): Promise<CursorValue | null> {
+    const { cursor } = this.table;
+    if (!cursor) throw new SqlloadError("SL900", `${this.table.display} has no cursor column`);
+    const release = await this.turn();
+    try {
+      const where = atOrAfter ? ` WHERE ${cursor.expression} >= $1::${cursorCast(cursor.column, cursor.kind)}` : "";
+      const sql = `SELECT ${cursorValueSql("m", cursor.column, cursor.kind)} AS v FROM (SELECT ${fn}(${cursor.expression}) AS m FROM ${this.table.sql}${where}) s`;
+      const result = await this.client.query<{ v: string | null }>(sql, atOrAfter ? [cursorParameter(atOrAfter)] : []);
+      return parseCursorText(result.rows[0]?.v ?? null, cursor.kind);
+    } catch (error) {
+      throw toSqlloadError(error, this.context(`reading the ${fn}imum cursor of ${this.table.display}`));
+    } finally {
+      release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    const release = await this.turn().catch(() => undefined);
+    this.closed = true;
+    if (!this.lost) {
+      try {
+        await this.client.query("COMMIT");
+        this.client.release();
+      } catch (error) {
+        this.client.release(error as Error);
+      }
+    }
+    release?.();
+  }
+}

@@ -1,0 +1,58 @@
+import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
+import type { Queryable } from "./postgres-catalog.js";
+import { findTable } from "./postgres-catalog.js";
+import { quoteIdent } from "./postgres-dialect.js";
+
+/**
+ * The run log lives beside the tables, in `<schema>."_sqlload_runs"`, and is written in the same
+ * transaction as the data it describes. The body is kept as the exact JSON text core wrote
+ * (`text`, not `jsonb`: jsonb would reorder keys and refuse `\u0000` in logged state).
+ */
+export function runLogTableSql(schema: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)} (
+  seq bigserial PRIMARY KEY,
+  run_id text NOT NULL,
+  table_name text NOT NULL,
+  at timestamptz NOT NULL,
+  format_version integer NOT NULL,
+  body text NOT NULL
+)`;
+}
+
+export function insertRunLogSql(schema: string): string {
+  return `INSERT INTO ${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)} (run_id, table_name, at, format_version, body)
+VALUES ($1, $2, $3::timestamptz, $4, $5)`;
+}
+
+/** Microseconds since 1970 as ISO 8601 UTC: milliseconds when that is exact (as JavaScript writes it), else microseconds. */
+function isoOfMicros(micros: bigint): string {
+  if (micros % 1000n === 0n) return new Date(Number(micros / 1000n)).toISOString();
+  const ms = micros / 1000n - (micros < 0n && micros % 1000n !== 0n ? 1n : 0n);
+  const rest = micros - ms * 1000n;
+  return `${new Date(Number(ms)).toISOString().slice(0, -1)}${rest.toString().padStart(3, "0")}Z`;
+}
+
+/**
+ * The table's records in the order they were written. Core names a record's table as
+ * `schema.name`; both the plain and the quoted spelling are accepted so odd names find theirs.
+ */
+export async function readRunLog(db: Queryable, schema: string, names: readonly string[]): Promise<RunLogRow[]> {
+  if ((await findTable(db, { schema, name: RUN_LOG_TABLE })) === null) return [];
+  const result = await db.query<{ run_id: string; table_name: string; at: string; format_version: number; body: string }>(
+    `SELECT run_id, table_name,
+            (extract(epoch from date_trunc('second', at AT TIME ZONE 'UTC'))::int8 * 1000000
+              + extract(microseconds from at AT TIME ZONE 'UTC')::int8 % 1000000)::text AS at,
+            format_version, body
+     FROM ${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)}
+     WHERE table_name = ANY($1::text[])
+     ORDER BY seq`,
+    [[...new Set(names)]],
+  );
+  return result.rows.map((r) => ({
+    runId: r.run_id,
+    table: r.table_name,
+    at: isoOfMicros(BigInt(r.at)),
+    formatVersion: r.format_version,
+    body: r.body,
+  }));
+}

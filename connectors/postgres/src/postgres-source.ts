@@ -1,0 +1,190 @@
+import {
+  type Column,
+  type ConnectorContext,
+  type CursorKind,
+  defaultSourceCapabilities,
+  formatLogicalType,
+  type SourceCapabilities,
+  type SourceConnection,
+  type SourceTableInfo,
+  type SourceTableReader,
+  type SourceTableRequest,
+  SqlloadError,
+} from "@sqlload/core";
+import { toSqlloadError } from "./errors.js";
+import { defaultCollationIsCodePoint, findTable, indexesLeadingWith, type Queryable, tableColumns } from "./postgres-catalog.js";
+import { PostgresConnection, type PostgresOptions } from "./postgres-connection.js";
+import {
+  cursorExpression,
+  cursorKindOfColumn,
+  type PgColumn,
+  qualifiedName,
+  quoteIdent,
+  sortsByCodePoint,
+} from "./postgres-dialect.js";
+import { PostgresTableReader } from "./postgres-reader.js";
+
+/** A source table resolved against the catalog: what to select and how to compare its cursor. */
+export interface ResolvedTable {
+  readonly sql: string;
+  /** The table as messages name it (`public.orders`). */
+  readonly display: string;
+  readonly columns: readonly PgColumn[];
+  readonly cursor?: ResolvedCursor | undefined;
+  readonly notes: readonly string[];
+}
+
+export interface ResolvedCursor {
+  readonly column: PgColumn;
+  readonly kind: CursorKind;
+  /** `"col"`, or `("col" COLLATE "C")` for text that does not already sort by code point. */
+  readonly expression: string;
+  /** A valid btree index leads with the cursor in the order reads compare it. */
+  readonly indexed: boolean;
+  /** Index into `columns`. */
+  readonly index: number;
+}
+
+export const SNAPSHOT_NOTE =
+  "windows are read in one REPEATABLE READ snapshot, held open on the source for the whole table load " +
+  "(mind idle_in_transaction_session_timeout and vacuum)";
+
+/**
+ * Looks the table up and works out its columns, cursor and notes. Runs on the pool for `plan`,
+ * and again inside the snapshot when the table is opened, so a read matches the table it reads.
+ */
+export async function resolveTable(db: Queryable, request: SourceTableRequest, sourceName: string): Promise<ResolvedTable> {
+  const ref = request.table;
+  const display = request.table.key;
+  const oid = await findTable(db, ref);
+  if (oid === null) {
+    throw new SqlloadError("SL206", `table ${display} was not found in source ${sourceName}`, { table: display });
+  }
+  const all = await tableColumns(db, oid);
+  const byName = new Map(all.map((c) => [c.name, c]));
+  const columns = (request.columns ?? all.map((c) => c.name)).map((name) => {
+    const column = byName.get(name);
+    if (!column)
+      throw new SqlloadError("SL209", `column "${name}" is not in ${display} (source ${sourceName})`, { table: display });
+    return column;
+  });
+  const notes = [SNAPSHOT_NOTE];
+  if (request.cursorColumn === undefined) return { sql: qualifiedName(ref), display, columns, notes };
+
+  const column = byName.get(request.cursorColumn);
+  if (!column) {
+    throw new SqlloadError("SL200", `cursor column "${request.cursorColumn}" is not in ${display} (source ${sourceName})`, {
+      table: display,
+    });
+  }
+  const kind = cursorKindOfColumn(column);
+  if (!kind) {
+    throw new SqlloadError(
+      "SL201",
+      `cursor column "${column.name}" of ${display} is ${column.declared} (${formatLogicalType(column.type)}), which cannot be a cursor`,
+      { table: display },
+    );
+  }
+  // Commit points need the cursor's values in each batch, so it is read even when not listed.
+  let index = columns.indexOf(column);
+  if (index < 0) index = columns.push(column) - 1;
+
+  const native = kind === "text" && sortsByCodePoint(column, await defaultCollationIsCodePoint(db));
+  const expression = cursorExpression(column, kind, native);
+  const btrees = (await indexesLeadingWith(db, oid, column.name)).filter((i) => i.method === "btree");
+  const usable = btrees.filter((i) => kind !== "text" || (native ? i.collation === column.collation : i.collation === "C"));
+  const indexed = usable.length > 0;
+  if (!indexed)
+    notes.push(
+      indexNote(
+        ref,
+        column,
+        kind,
+        btrees.map((i) => i.name),
+      ),
+    );
+  return { sql: qualifiedName(ref), display, columns, cursor: { column, kind, expression, indexed, index }, notes };
+}
+
+function indexNote(ref: SourceTableRequest["table"], column: PgColumn, kind: CursorKind, unusable: readonly string[]): string {
+  const name = quoteIdent(column.name);
+  const key = kind !== "text" ? name : column.textLike ? `${name} COLLATE "C"` : `(${name}::text COLLATE "C")`;
+  const create = `CREATE INDEX ON ${qualifiedName(ref)} (${key});`;
+  if (unusable.length > 0) {
+    const names = unusable.map((n) => quoteIdent(n)).join(", ");
+    return (
+      `index ${names} on ${name} will not be used: text cursors compare with COLLATE "C" (code point order) ` +
+      `and the index uses another collation; to read in cursor order from an index, create: ${create}`
+    );
+  }
+  return `no index leads with the cursor column ${name}, so reads scan and sort the table; to avoid it, create: ${create}`;
+}
+
+function plainColumn(c: PgColumn): Column {
+  return { name: c.name, type: c.type, nullable: c.nullable };
+}
+
+/** A Postgres database as a source: catalog lookups on a pool, one snapshot per opened table. */
+export class PostgresSource implements SourceConnection {
+  readonly capabilities: SourceCapabilities = {
+    ...defaultSourceCapabilities,
+    exactRange: true,
+    orderedReads: true,
+    snapshot: true,
+  };
+  private readonly connection: PostgresConnection;
+
+  constructor(
+    options: PostgresOptions,
+    private readonly name: string,
+  ) {
+    this.connection = new PostgresConnection(options);
+  }
+
+  private context(action: string, table?: string) {
+    return { role: "source" as const, action: `${action} (source ${this.name}, ${this.connection.display})`, table };
+  }
+
+  async describeTable(request: SourceTableRequest): Promise<SourceTableInfo> {
+    const client = await this.connection.acquire().catch((error) => {
+      throw toSqlloadError(error, this.context("connecting", request.table.key));
+    });
+    try {
+      const resolved = await resolveTable(client, request, this.name);
+      return {
+        columns: resolved.columns.map(plainColumn),
+        cursorKind: resolved.cursor?.kind,
+        cursorNullable: resolved.cursor?.column.nullable,
+        cursorIndexed: resolved.cursor?.indexed,
+        notes: resolved.notes,
+      };
+    } catch (error) {
+      throw toSqlloadError(error, this.context(`describing ${request.table.key}`, request.table.key));
+    } finally {
+      client.release();
+    }
+  }
+
+  async openTable(request: SourceTableRequest, _info: SourceTableInfo): Promise<SourceTableReader> {
+    const client = await this.connection.acquire().catch((error) => {
+      throw toSqlloadError(error, this.context("connecting", request.table.key));
+    });
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const resolved = await resolveTable(client, request, this.name);
+      return new PostgresTableReader(client, resolved, (action) => this.context(action, request.table.key));
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      client.release();
+      throw toSqlloadError(error, this.context(`opening ${request.table.key}`, request.table.key));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.connection.end();
+  }
+}
+
+export async function createPostgresSource(context: ConnectorContext): Promise<SourceConnection> {
+  return new PostgresSource(context.options as PostgresOptions, context.sourceName ?? "postgres");
+}

@@ -1,0 +1,220 @@
+import { createHash } from "node:crypto";
+import {
+  type Column,
+  type CommitUnit,
+  type CommitUnitOptions,
+  type ConnectorContext,
+  type CursorKind,
+  type CursorValue,
+  defaultTargetCapabilities,
+  formatLogicalType,
+  formatTargetTable,
+  type RunLogRow,
+  SqlloadError,
+  type TargetCapabilities,
+  type TargetConnection,
+  type TargetTableInfo,
+  type TargetTableRef,
+} from "@sqlload/core";
+import type pg from "pg";
+import { toSqlloadError } from "./errors.js";
+import { defaultCollationIsCodePoint } from "./postgres-catalog.js";
+import { columnDefinitions, describePg, PostgresCommitUnit } from "./postgres-commit-unit.js";
+import { PostgresConnection, type PostgresOptions } from "./postgres-connection.js";
+import {
+  cursorExpression,
+  cursorValueSql,
+  fitsInto,
+  type PgColumn,
+  parseCursorText,
+  pgTypeFor,
+  qualifiedName,
+  quoteIdent,
+  sortsByCodePoint,
+} from "./postgres-dialect.js";
+import { readRunLog, runLogTableSql } from "./postgres-run-log.js";
+
+function plain(columns: readonly PgColumn[]): Column[] {
+  return columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
+}
+
+/** The advisory lock key of a table: 64 bits of a hash, so unrelated tables practically never share one. */
+export function lockKey(ref: TargetTableRef): bigint {
+  const digest = createHash("sha256").update(`sqlload\0${ref.schema}\0${ref.name}`).digest();
+  return digest.readBigInt64BE(0);
+}
+
+/** A Postgres database as the target: every commit unit is one transaction. */
+export class PostgresTarget implements TargetConnection {
+  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+  private readonly connection: PostgresConnection;
+  private readonly locks = new Set<pg.Client>();
+
+  constructor(options: PostgresOptions) {
+    this.connection = new PostgresConnection(options);
+  }
+
+  private context(action: string, ref?: TargetTableRef) {
+    return {
+      role: "target" as const,
+      action: `${action} (target ${this.connection.display})`,
+      table: ref ? formatTargetTable(ref) : undefined,
+    };
+  }
+
+  private async withClient<T>(action: string, ref: TargetTableRef, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.connection.acquire().catch((error) => {
+      throw toSqlloadError(error, this.context("connecting", ref));
+    });
+    try {
+      return await body(client);
+    } catch (error) {
+      throw toSqlloadError(error, this.context(action, ref));
+    } finally {
+      client.release();
+    }
+  }
+
+  async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
+    return this.withClient(`describing ${formatTargetTable(ref)}`, ref, async (client) => {
+      const columns = await describePg(client, ref);
+      return columns ? { columns: plain(columns) } : null;
+    });
+  }
+
+  async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
+    return this.withClient(`reading the maximum of "${column}" in ${formatTargetTable(ref)}`, ref, async (client) => {
+      const columns = await describePg(client, ref);
+      const found = columns?.find((c) => c.name === column);
+      if (!found) return null;
+      const native = kind === "text" && sortsByCodePoint(found, await defaultCollationIsCodePoint(client));
+      const expression = cursorExpression(found, kind, native);
+      const sql = `SELECT ${cursorValueSql("m", found, kind)} AS v FROM (SELECT max(${expression}) AS m FROM ${qualifiedName(ref)}) s`;
+      const result = await client.query<{ v: string | null }>(sql);
+      return parseCursorText(result.rows[0]?.v ?? null, kind);
+    });
+  }
+
+  /**
+   * Creates the schema and table, or adds the columns the table lacks. Every column is created
+   * nullable, so a source column that later allows NULL, or one the source drops, never blocks a
+   * load. Existing columns keep their type when the new one fits in it (int32 into bigint);
+   * otherwise SL302, before anything changes. DDL of one schema is serialized across runs.
+   */
+  async ensureTable(
+    ref: TargetTableRef,
+    columns: readonly Column[],
+    _options: { readonly primaryKey?: readonly string[] | undefined },
+  ): Promise<readonly Column[]> {
+    const display = formatTargetTable(ref);
+    return this.withClient(`creating ${display}`, ref, async (client) => {
+      await client.query("BEGIN");
+      try {
+        await client.query("SELECT pg_advisory_xact_lock($1::int8)", [lockKey({ schema: ref.schema, name: "" }).toString()]);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`);
+        const existing = await describePg(client, ref);
+        if (!existing) {
+          await client.query(`CREATE TABLE ${qualifiedName(ref)} (${columnDefinitions(columns)})`);
+        } else {
+          const byName = new Map(existing.map((c) => [c.name, c]));
+          for (const column of columns) {
+            const current = byName.get(column.name);
+            if (current && !fitsInto(column.type, current)) {
+              throw new SqlloadError(
+                "SL302",
+                `column "${column.name}" of ${display} is ${current.declared} (${formatLogicalType(current.type)}) in the target, ` +
+                  `but the source now has ${formatLogicalType(column.type)}`,
+                { table: display },
+              );
+            }
+          }
+          for (const column of columns) {
+            if (byName.has(column.name)) continue;
+            await client.query(
+              `ALTER TABLE ${qualifiedName(ref)} ADD COLUMN ${quoteIdent(column.name)} ${pgTypeFor(column.type)}`,
+            );
+          }
+        }
+        await client.query(runLogTableSql(ref.schema));
+        const after = (await describePg(client, ref)) ?? [];
+        await client.query("COMMIT");
+        return plain(after);
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
+    const client = await this.connection.acquire().catch((error) => {
+      throw toSqlloadError(error, this.context("connecting", ref));
+    });
+    try {
+      return await PostgresCommitUnit.begin(client, ref, options, (action) => this.context(action, ref));
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      client.release();
+      throw toSqlloadError(error, this.context(`starting a commit to ${formatTargetTable(ref)}`, ref));
+    }
+  }
+
+  async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+    return this.withClient(`reading the run log of ${formatTargetTable(ref)}`, ref, (client) =>
+      readRunLog(client, ref.schema, [formatTargetTable(ref), `${ref.schema}.${ref.name}`]),
+    );
+  }
+
+  /**
+   * A session advisory lock on its own connection: held while the connection lives, so a run
+   * that dies releases it with its connection.
+   */
+  async lockTable(ref: TargetTableRef): Promise<{ release(): Promise<void> }> {
+    const display = formatTargetTable(ref);
+    const key = lockKey(ref);
+    let client: pg.Client;
+    try {
+      client = await this.connection.dedicated();
+    } catch (error) {
+      throw toSqlloadError(error, this.context("connecting", ref));
+    }
+    try {
+      const result = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::int8) AS ok", [key.toString()]);
+      if (!result.rows[0]?.ok) {
+        const holder = await client.query<{ pid: number; application_name: string }>(
+          `SELECT l.pid, a.application_name FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+           WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.classid = $1::oid AND l.objid = $2::oid`,
+          [((key >> 32n) & 0xffffffffn).toString(), (key & 0xffffffffn).toString()],
+        );
+        const who = holder.rows[0]
+          ? ` (backend pid ${holder.rows[0].pid}, ${holder.rows[0].application_name || "no application name"})`
+          : "";
+        throw new SqlloadError("SL306", `${display} is locked by another sqlload run${who}`, { table: display, retryable: true });
+      }
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw toSqlloadError(error, this.context(`locking ${display}`, ref));
+    }
+    this.locks.add(client);
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        this.locks.delete(client);
+        await client.query("SELECT pg_advisory_unlock($1::int8)", [key.toString()]).catch(() => undefined);
+        await client.end().catch(() => undefined);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.locks) await client.end().catch(() => undefined);
+    this.locks.clear();
+    await this.connection.end();
+  }
+}
+
+export async function createPostgresTarget(context: ConnectorContext): Promise<TargetConnection> {
+  return new PostgresTarget(context.options as PostgresOptions);
+}
