@@ -15,7 +15,10 @@ export const readFlags = {
 };
 
 /** With --start-cursor/--end-cursor every selected table must share one cursor kind (SPEC §5). */
-export function checkOneCursorKind(prepared: readonly PreparedTable[], flags: { "start-cursor"?: string; "end-cursor"?: string }): void {
+export function checkOneCursorKind(
+  prepared: readonly PreparedTable[],
+  flags: { "start-cursor"?: string; "end-cursor"?: string },
+): void {
   if (flags["start-cursor"] === undefined && flags["end-cursor"] === undefined) return;
   const kinds = new Map<string, string[]>();
   for (const p of prepared) {
@@ -24,6 +27,9 @@ export function checkOneCursorKind(prepared: readonly PreparedTable[], flags: { 
   }
   if (kinds.size > 1) {
     const listing = [...kinds].map(([kind, tables]) => `${kind}: ${tables.join(", ")}`).join("; ");
-    throw new SqlloadError("SL204", `--start-cursor/--end-cursor need one cursor kind, but the selected tables have ${kinds.size} (${listing})`);
+    throw new SqlloadError(
+      "SL204",
+      `--start-cursor/--end-cursor need one cursor kind, but the selected tables have ${kinds.size} (${listing})`,
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { type TableResult, isSqlloadError } from "@sqlload/core";
+import { isSqlloadError, type TableResult } from "@sqlload/core";
 
 /** The exit codes of SPEC §8, in one place. */
 export const ExitCode = {

@@ -1,8 +1,8 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, Flags, type Interfaces } from "@oclif/core";
-import { type ProjectConfig, ProjectSession, findProjectFile, isSqlloadError, loadConfig } from "@sqlload/core";
 import { setSqlloadModule } from "@sqlload/connector-typescript";
+import { findProjectFile, isSqlloadError, loadConfig, type ProjectConfig, ProjectSession } from "@sqlload/core";
 import { type Discovery, discoverConnectors, installHint } from "./connectors/discover.js";
 import { exitCodeForError } from "./exit-codes.js";
 import { redact } from "./render/redact.js";
@@ -25,7 +25,9 @@ export abstract class SqlloadCommand extends Command {
   protected secrets: readonly string[] = [];
 
   /** Finds the project, discovers connectors (bundled and the project's own) and validates the config. */
-  protected async openProject(projectFlag: string | undefined): Promise<{ config: ProjectConfig; session: ProjectSession; discovery: Discovery }> {
+  protected async openProject(
+    projectFlag: string | undefined,
+  ): Promise<{ config: ProjectConfig; session: ProjectSession; discovery: Discovery }> {
     const file = findProjectFile(projectFlag ?? process.cwd(), projectFlag !== undefined);
     const discovery = await discoverConnectors(dirname(file));
     for (const warning of discovery.warnings) this.warn(warning);
@@ -56,7 +58,11 @@ export abstract class SqlloadCommand extends Command {
       this.exit(exitCodeForError(error));
     }
     // oclif's own parse errors (unknown flag, missing argument) are usage errors.
-    if (error.oclif?.exit !== undefined || error.name === "CLIError" || /Nonexistent flag|Unexpected argument|Missing required/.test(error.message)) {
+    if (
+      error.oclif?.exit !== undefined ||
+      error.name === "CLIError" ||
+      /Nonexistent flag|Unexpected argument|Missing required/.test(error.message)
+    ) {
       this.err(`error: ${error.message}`);
       this.exit(2);
     }

@@ -7,18 +7,23 @@ function project(toml: string): string {
   const dir = tempDir();
   writeFileSync(join(dir, "sqlload.toml"), toml);
   mkdirSync(join(dir, "sources"));
-  writeFileSync(join(dir, "sources", "t.ts"), `import { source } from "sqlload";\nexport const items = source("t").table({ columns: { id: "bigint" } }, async function* items() { yield { id: 1 }; });\n`);
+  writeFileSync(
+    join(dir, "sources", "t.ts"),
+    `import { source } from "sqlload";\nexport const items = source("t").table({ columns: { id: "bigint" } }, async function* items() { yield { id: 1 }; });\n`,
+  );
   return dir;
 }
 
 describe("config errors through the CLI", () => {
   it("names code, file:line, key and a suggestion, exits 2, and connects to nothing", async () => {
-    const dir = project(`[target]\npath = "w.duckdb"\n\n[sources.t]\nconnector = "typescript"\nmodule = "sources/t.ts"\n\n[sources.t.tables.items]\ncursor_colum = "id"\n`);
+    const dir = project(
+      `[target]\npath = "w.duckdb"\n\n[sources.t]\nconnector = "typescript"\nmodule = "sources/t.ts"\n\n[sources.t.tables.items]\ncursor_colum = "id"\n`,
+    );
     for (const command of ["check", "plan", "load"]) {
       const result = await sqlload([command], { cwd: dir });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain("error SL102: unknown table setting `cursor_colum`");
-      expect(result.stderr).toContain('sqlload.toml:9 sources.t.tables.items.cursor_colum');
+      expect(result.stderr).toContain("sqlload.toml:9 sources.t.tables.items.cursor_colum");
       expect(result.stderr).toContain("did you mean `cursor_column`?");
     }
   });

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CliResult, queryDuckDB, sqlload, tempDir } from "./cli.js";
 
@@ -9,10 +9,7 @@ import { type CliResult, queryDuckDB, sqlload, tempDir } from "./cli.js";
 export class TestProject {
   readonly dir = tempDir("sqlload-project-");
 
-  constructor(
-    tables: Record<string, { columns: Record<string, string>; settings?: Record<string, unknown> }>,
-    tableToml = "",
-  ) {
+  constructor(tables: Record<string, { columns: Record<string, string>; settings?: Record<string, unknown> }>, tableToml = "") {
     mkdirSync(join(this.dir, "data"));
     const defs = Object.entries(tables)
       .map(

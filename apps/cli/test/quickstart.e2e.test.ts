@@ -28,13 +28,18 @@ describe("quickstart through the built CLI", () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/^loaded raw\.shop__orders 100,000 rows \d+\.\ds/m);
     const warehouse = join(dir, "warehouse.duckdb");
-    expect(await queryDuckDB(warehouse, "select count(*)::int as n, count(distinct id)::int as ids from raw.shop__orders")).toEqual([{ n: 100000, ids: 100000 }]);
+    expect(
+      await queryDuckDB(warehouse, "select count(*)::int as n, count(distinct id)::int as ids from raw.shop__orders"),
+    ).toEqual([{ n: 100000, ids: 100000 }]);
 
     const second = await sqlload(["load"], { cwd: dir });
     expect(second.code, second.stderr).toBe(0);
     expect(await queryDuckDB(warehouse, "select count(*)::int as n from raw.shop__orders")).toEqual([{ n: 100000 }]);
 
-    const [{ max }] = (await queryDuckDB(warehouse, "select strftime(max(updated_at), '%Y-%m-%d %H:%M:%S.%f') as max from raw.shop__orders")) as [{ max: string }];
+    const [{ max }] = (await queryDuckDB(
+      warehouse,
+      "select strftime(max(updated_at), '%Y-%m-%d %H:%M:%S.%f') as max from raw.shop__orders",
+    )) as [{ max: string }];
     const plan = await sqlload(["plan", "shop__orders"], { cwd: dir });
     expect(plan.stdout).toContain(`└── cursor updated_at from ${max}+00 (destination maximum)`);
   });

@@ -4,7 +4,8 @@ import { TestProject } from "./project.js";
 // SPEC §3 (cursor settings) and §5 (where a read starts), through the built CLI into DuckDB.
 const ts = { id: "bigint not null", at_ts: "timestamptz" };
 const dates = { id: "bigint not null", day: "date" };
-const idsOf = async (p: TestProject, table = "t") => (await p.query(`select id::int as id from raw.src__${table} order by id`)).map((r) => r.id);
+const idsOf = async (p: TestProject, table = "t") =>
+  (await p.query(`select id::int as id from raw.src__${table} order by id`)).map((r) => r.id);
 
 function isoDaysAgo(days: number, hours = 0): string {
   const d = new Date(Date.now() - days * 86_400_000 - hours * 3_600_000);
@@ -47,7 +48,10 @@ describe("where a read starts, in order (SPEC §5)", () => {
   });
 
   it("1. refuses tables of different cursor kinds before reading (SL204, exit 2)", async () => {
-    const p = new TestProject({ t: { columns: dates }, u: { columns: ts } }, `[sources.src.tables.t]\ncursor_column = "day"\n[sources.src.tables.u]\ncursor_column = "at_ts"\n`);
+    const p = new TestProject(
+      { t: { columns: dates }, u: { columns: ts } },
+      `[sources.src.tables.t]\ncursor_column = "day"\n[sources.src.tables.u]\ncursor_column = "at_ts"\n`,
+    );
     p.rows("t", [{ id: 1, day: "2026-10-01" }]).rows("u", [{ id: 1, at_ts: "2026-10-01T00:00:00Z" }]);
     const result = await p.run("load", "--start-cursor", "2026-10-01");
     expect(result.code).toBe(2);
@@ -56,7 +60,10 @@ describe("where a read starts, in order (SPEC §5)", () => {
   });
 
   it('2. lookback_from = "now" reads back from now on every run, the first too', async () => {
-    const p = new TestProject({ t: { columns: ts } }, `[sources.src.tables.t]\ncursor_column = "at_ts"\nlookback = "2d"\nlookback_from = "now"\n`);
+    const p = new TestProject(
+      { t: { columns: ts } },
+      `[sources.src.tables.t]\ncursor_column = "at_ts"\nlookback = "2d"\nlookback_from = "now"\n`,
+    );
     p.rows("t", [
       { id: 1, at_ts: isoDaysAgo(5) },
       { id: 2, at_ts: isoDaysAgo(1) },
@@ -77,7 +84,9 @@ describe("where a read starts, in order (SPEC §5)", () => {
       { id: 3, at_ts: "2026-10-12T14:00:00Z" },
     ]);
     const plan = await p.ok("plan");
-    expect(plan.stdout).toContain("cursor at_ts from 2026-10-12 15:00:00.000000+00 (destination maximum 2026-10-12 16:00:00.000000+00 minus lookback)");
+    expect(plan.stdout).toContain(
+      "cursor at_ts from 2026-10-12 15:00:00.000000+00 (destination maximum 2026-10-12 16:00:00.000000+00 minus lookback)",
+    );
     await p.ok("load");
     expect(await idsOf(p)).toEqual([1, 2]);
   });
@@ -90,7 +99,10 @@ describe("where a read starts, in order (SPEC §5)", () => {
   });
 
   it("4. cursor_start when the target is empty, then the destination maximum", async () => {
-    const p = new TestProject({ t: { columns: dates } }, `[sources.src.tables.t]\ncursor_column = "day"\ncursor_start = "2026-10-02"\n`);
+    const p = new TestProject(
+      { t: { columns: dates } },
+      `[sources.src.tables.t]\ncursor_column = "day"\ncursor_start = "2026-10-02"\n`,
+    );
     p.rows("t", [
       { id: 1, day: "2026-10-01" },
       { id: 2, day: "2026-10-02" },
@@ -124,7 +136,10 @@ describe("where a read starts, in order (SPEC §5)", () => {
   });
 
   it("a table changed by hand is followed: truncated, it reads from cursor_start again", async () => {
-    const p = new TestProject({ t: { columns: dates } }, `[sources.src.tables.t]\ncursor_column = "day"\ncursor_start = "2026-10-01"\n`);
+    const p = new TestProject(
+      { t: { columns: dates } },
+      `[sources.src.tables.t]\ncursor_column = "day"\ncursor_start = "2026-10-01"\n`,
+    );
     p.rows("t", [{ id: 1, day: "2026-10-01" }]);
     await p.ok("load");
     await p.query("delete from raw.src__t");
@@ -135,7 +150,10 @@ describe("where a read starts, in order (SPEC §5)", () => {
 
 describe("cursor settings (SPEC §3)", () => {
   it("cursor_end stops reads for good", async () => {
-    const p = new TestProject({ t: { columns: dates } }, `[sources.src.tables.t]\ncursor_column = "day"\ncursor_end = "2026-10-03"\n`);
+    const p = new TestProject(
+      { t: { columns: dates } },
+      `[sources.src.tables.t]\ncursor_column = "day"\ncursor_end = "2026-10-03"\n`,
+    );
     p.rows("t", [
       { id: 1, day: "2026-10-01" },
       { id: 2, day: "2026-10-03" },
@@ -177,11 +195,18 @@ describe("cursor settings (SPEC §3)", () => {
     expect(plan.stdout).toContain("├── description Only two columns.");
     expect(plan.stdout).toContain("├── columns id, day");
     await p.ok("load");
-    expect((await p.query("select column_name from information_schema.columns where table_name = 'src__t' order by ordinal_position")).map((r) => r.column_name)).toEqual(["id", "day"]);
+    expect(
+      (
+        await p.query("select column_name from information_schema.columns where table_name = 'src__t' order by ordinal_position")
+      ).map((r) => r.column_name),
+    ).toEqual(["id", "day"]);
   });
 
   it("integer cursors stay exact beyond 2^53", async () => {
-    const p = new TestProject({ t: { columns: { id: "bigint not null", seq: "bigint" } } }, `[sources.src.tables.t]\ncursor_column = "seq"\nwrite_strategy = "append"\n`);
+    const p = new TestProject(
+      { t: { columns: { id: "bigint not null", seq: "bigint" } } },
+      `[sources.src.tables.t]\ncursor_column = "seq"\nwrite_strategy = "append"\n`,
+    );
     const base = 9007199254740993n;
     p.rows("t", [{ id: 1, seq: base }]);
     await p.ok("load");
@@ -198,7 +223,10 @@ describe("cursor settings (SPEC §3)", () => {
   });
 
   it("text cursors compare by code point: 'B1' before 'a9', astral characters after U+FFFD", async () => {
-    const p = new TestProject({ t: { columns: { id: "bigint not null", key: "text" } } }, `[sources.src.tables.t]\ncursor_column = "key"\nwrite_strategy = "append"\n`);
+    const p = new TestProject(
+      { t: { columns: { id: "bigint not null", key: "text" } } },
+      `[sources.src.tables.t]\ncursor_column = "key"\nwrite_strategy = "append"\n`,
+    );
     p.rows("t", [
       { id: 1, key: "B1" },
       { id: 2, key: "\uFFFD" },

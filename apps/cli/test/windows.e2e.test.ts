@@ -6,7 +6,10 @@ const dates = { id: "bigint not null", day: "date" };
 
 describe("batch_size windows", () => {
   it("calls the table function once per window with its bounds, and commits each window", async () => {
-    const p = new TestProject({ t: { columns: dates } }, `[sources.src.tables.t]\ncursor_column = "day"\ncursor_start = "2026-10-01"\ncursor_end = "2026-10-22"\nbatch_size = "7d"\n`);
+    const p = new TestProject(
+      { t: { columns: dates } },
+      `[sources.src.tables.t]\ncursor_column = "day"\ncursor_start = "2026-10-01"\ncursor_end = "2026-10-22"\nbatch_size = "7d"\n`,
+    );
     p.rows("t", [
       { id: 1, day: "2026-10-01" },
       { id: 2, day: "2026-10-09" },
@@ -28,8 +31,14 @@ describe("batch_size windows", () => {
   });
 
   it("lays the last window clamped to the end, and an integer batch size on an integer cursor", async () => {
-    const p = new TestProject({ t: { columns: { id: "bigint not null" } } }, `[sources.src.tables.t]\ncursor_column = "id"\ncursor_start = "1"\ncursor_end = "26"\nbatch_size = 10\n`);
-    p.rows("t", Array.from({ length: 30 }, (_, i) => ({ id: i + 1 })));
+    const p = new TestProject(
+      { t: { columns: { id: "bigint not null" } } },
+      `[sources.src.tables.t]\ncursor_column = "id"\ncursor_start = "1"\ncursor_end = "26"\nbatch_size = 10\n`,
+    );
+    p.rows(
+      "t",
+      Array.from({ length: 30 }, (_, i) => ({ id: i + 1 })),
+    );
     await p.ok("load");
     expect(p.calls().map((c) => [c.from, c.to])).toEqual([
       ["1", "11"],
@@ -40,7 +49,10 @@ describe("batch_size windows", () => {
   });
 
   it("plans a year of 7-day windows as 53", async () => {
-    const p = new TestProject({ t: { columns: dates } }, `[sources.src.tables.t]\ncursor_column = "day"\ncursor_start = "2025-10-01"\ncursor_end = "2026-10-01"\nbatch_size = "7d"\n`);
+    const p = new TestProject(
+      { t: { columns: dates } },
+      `[sources.src.tables.t]\ncursor_column = "day"\ncursor_start = "2025-10-01"\ncursor_end = "2026-10-01"\nbatch_size = "7d"\n`,
+    );
     p.rows("t", []);
     const plan = await p.ok("plan", "--json");
     const json = JSON.parse(plan.stdout) as { tables: { windows: { count: number; last: { to: { value: string } } } }[] };
@@ -55,7 +67,10 @@ describe("batch_size windows", () => {
   });
 
   it("needs a start on the first run (SL202), and refuses more than 100,000 windows (SL203)", async () => {
-    const p = new TestProject({ t: { columns: { id: "bigint", at_ts: "timestamp" } } }, `[sources.src.tables.t]\ncursor_column = "at_ts"\nbatch_size = "1h"\n`);
+    const p = new TestProject(
+      { t: { columns: { id: "bigint", at_ts: "timestamp" } } },
+      `[sources.src.tables.t]\ncursor_column = "at_ts"\nbatch_size = "1h"\n`,
+    );
     p.rows("t", []);
     const noStart = await p.run("load");
     expect(noStart.code).toBe(1);
@@ -80,7 +95,9 @@ describe("batch_size windows", () => {
     ]);
     const first = await p.ok("load");
     expect(first.stdout).toMatch(/loaded raw\.src__t 1 rows .*not caught up/);
-    expect((await p.ok("plan")).stdout).toContain("cursor day from 2026-10-08 (end of the last committed window), below 2026-10-29 (cursor_end)");
+    expect((await p.ok("plan")).stdout).toContain(
+      "cursor day from 2026-10-08 (end of the last committed window), below 2026-10-29 (cursor_end)",
+    );
     await p.ok("load");
     await p.ok("load");
     const last = await p.ok("load");

@@ -81,7 +81,10 @@ describe("write strategies", () => {
   });
 
   it("replace reads everything and swaps the new table in; plan says batch_size and lookback are ignored", async () => {
-    const p = new TestProject({ t: { columns: { ...columns, k: "date" } } }, table('write_strategy = "replace"\nbatch_size = "1d"\nlookback = "1d"'));
+    const p = new TestProject(
+      { t: { columns: { ...columns, k: "date" } } },
+      table('write_strategy = "replace"\nbatch_size = "1d"\nlookback = "1d"'),
+    );
     p.rows("t", [
       { id: 1, v: "a", k: "2026-01-01" },
       { id: 2, v: "b", k: "2026-01-02" },

@@ -88,9 +88,11 @@ export function source(name: string): SourceBuilder {
     name,
     table<S>(optionsOrFn: TableOptions | TableFunction<S>, maybeFn?: TableFunction<S>): TableDefinition<S> {
       const [options, fn] = typeof optionsOrFn === "function" ? [{}, optionsOrFn] : [optionsOrFn, maybeFn];
-      if (typeof fn !== "function") throw new TypeError(`source("${name}").table(): the second argument must be the table function`);
+      if (typeof fn !== "function")
+        throw new TypeError(`source("${name}").table(): the second argument must be the table function`);
       const tableName = options.name ?? fn.name;
-      if (!tableName) throw new TypeError(`source("${name}").table(): give the table a name (options.name) or use a named function`);
+      if (!tableName)
+        throw new TypeError(`source("${name}").table(): give the table a name (options.name) or use a named function`);
       return { [TABLE_TAG]: true, source: name, name: tableName, options, fn };
     },
   };

@@ -1,4 +1,4 @@
-import { type Column, type LogicalType, SqlloadError, parseLogicalType } from "@sqlload/core";
+import { type Column, type LogicalType, parseLogicalType, SqlloadError } from "@sqlload/core";
 
 /** Parses `columns: { id: "bigint not null", at: "timestamp" }` into the table's schema. */
 export function declaredColumns(columns: Readonly<Record<string, string>>, table: string): Column[] {
@@ -40,7 +40,8 @@ function inferType(values: readonly unknown[]): LogicalType {
   const first = present[0];
   if (typeof first === "boolean") return { kind: "boolean" };
   if (typeof first === "bigint") return { kind: "int64" };
-  if (typeof first === "number") return present.every((v) => typeof v === "number" && Number.isSafeInteger(v)) ? { kind: "int64" } : { kind: "float64" };
+  if (typeof first === "number")
+    return present.every((v) => typeof v === "number" && Number.isSafeInteger(v)) ? { kind: "int64" } : { kind: "float64" };
   if (first instanceof Date) return { kind: "timestamptz" };
   if (first instanceof Uint8Array) return { kind: "bytes" };
   if (typeof first === "object") return { kind: "json" };

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqlloadError } from "@sqlload/core";
 import { createJiti } from "jiti";
-import { type TableDefinition, isTableDefinition } from "./api.js";
+import { isTableDefinition, type TableDefinition } from "./api.js";
 
 let runtimeModule: string | undefined;
 
@@ -30,7 +30,11 @@ function sqlloadAlias(projectDir: string): string | undefined {
  * Loads a TypeScript (or JavaScript) module without a build step of the user's, and returns the
  * tables it exports for `sourceName`.
  */
-export async function loadTableModule(modulePath: string, projectDir: string, sourceName: string): Promise<TableDefinition<unknown>[]> {
+export async function loadTableModule(
+  modulePath: string,
+  projectDir: string,
+  sourceName: string,
+): Promise<TableDefinition<unknown>[]> {
   const file = resolve(projectDir, modulePath);
   if (!existsSync(file)) {
     throw new SqlloadError("SL405", `module ${modulePath} of source ${sourceName} does not exist (looked for ${file})`, {
@@ -48,7 +52,9 @@ export async function loadTableModule(modulePath: string, projectDir: string, so
   try {
     exports = (await jiti.import(file)) as Record<string, unknown>;
   } catch (cause) {
-    throw new SqlloadError("SL405", `module ${modulePath} of source ${sourceName} failed to load: ${(cause as Error).message}`, { cause });
+    throw new SqlloadError("SL405", `module ${modulePath} of source ${sourceName} failed to load: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   const tables: TableDefinition<unknown>[] = [];
   const seen = new Set<unknown>();
@@ -61,7 +67,8 @@ export async function loadTableModule(modulePath: string, projectDir: string, so
   }
   const names = new Set<string>();
   for (const t of tables) {
-    if (names.has(t.name)) throw new SqlloadError("SL405", `module ${modulePath} defines table ${t.name} of source ${sourceName} twice`);
+    if (names.has(t.name))
+      throw new SqlloadError("SL405", `module ${modulePath} defines table ${t.name} of source ${sourceName} twice`);
     names.add(t.name);
   }
   return tables;

@@ -1,14 +1,15 @@
 import {
   type Column,
+  isJson,
+  isSqlloadError,
+  type Json,
   type ReadRequest,
   RecordBatchBuilder,
   type SourceItem,
   type SourceTableReader,
   SqlloadError,
-  isJson,
-  isSqlloadError,
 } from "@sqlload/core";
-import { type Context, type TableDefinition, isCheckpoint } from "./api.js";
+import { type Context, isCheckpoint, type TableDefinition } from "./api.js";
 import { cursorArgument } from "./cursor-arguments.js";
 import { inferColumns } from "./declared-columns.js";
 
@@ -26,8 +27,15 @@ export class TypeScriptReader implements SourceTableReader {
   ) {}
 
   async *read(request: ReadRequest): AsyncIterable<SourceItem> {
+    const logged = this.table.options.state === "logged";
+    const state = new StateTracker(request.state ?? undefined);
     const ctx: Context<unknown> = {
-      state: request.state ?? undefined,
+      get state() {
+        return state.current;
+      },
+      set state(value: unknown) {
+        state.assign(value);
+      },
       cursorValue: cursorArgument(request.range.from),
       cursorEnd: cursorArgument(request.range.to),
       range: { from: request.range.from, fromInclusive: request.range.fromInclusive !== false, to: request.range.to },
@@ -37,7 +45,8 @@ export class TypeScriptReader implements SourceTableReader {
     let builder: RecordBatchBuilder | undefined = this.columns ? new RecordBatchBuilder(this.columns, BATCH_ROWS) : undefined;
     let sample: Record<string, unknown>[] | undefined = this.columns ? undefined : [];
     let rowCount = 0;
-    const logged = this.table.options.state === "logged";
+    /** Once a function yields a checkpoint, only checkpoints move the position during the run. */
+    let checkpointed = false;
 
     const add = (row: Record<string, unknown>): SourceItem | undefined => {
       if (!row || typeof row !== "object") this.fail(`yielded ${JSON.stringify(row)}, not a row object`);
@@ -51,6 +60,15 @@ export class TypeScriptReader implements SourceTableReader {
         (builder as RecordBatchBuilder).append(row);
       }
       return builder?.full ? { kind: "batch", batch: builder.flush() } : undefined;
+    };
+    /**
+     * Without checkpoints, a commit after a batch records the value `ctx.state` had one
+     * assignment before its current one: the current one may already point past rows still in flight.
+     */
+    const afterBatch = (item: SourceItem | undefined): SourceItem[] => {
+      if (!item) return [];
+      if (!logged || checkpointed) return [item];
+      return [item, { kind: "checkpoint", state: this.json(state.previous) }];
     };
     const flush = (): SourceItem | undefined => {
       if (sample?.length) {
@@ -70,32 +88,43 @@ export class TypeScriptReader implements SourceTableReader {
       for await (const value of iterable as AsyncIterable<unknown>) {
         if (request.signal.aborted) return;
         if (isCheckpoint(value)) {
-          if (!logged) throw new SqlloadError("SL501", `table ${this.tableName} yielded a checkpoint but does not set state: "logged"`);
+          if (!logged)
+            throw new SqlloadError("SL501", `table ${this.tableName} yielded a checkpoint but does not set state: "logged"`);
           if (!isJson(value.state)) throw new SqlloadError("SL502", `table ${this.tableName}: checkpoint value is not JSON`);
           const pending = flush();
           if (pending) yield pending;
+          checkpointed = true;
+          state.checkpoint(value.state);
           yield { kind: "checkpoint", state: value.state };
           continue;
         }
         if (Array.isArray(value)) {
-          for (const row of value) {
-            const item = add(row as Record<string, unknown>);
-            if (item) yield item;
-          }
+          for (const row of value) yield* afterBatch(add(row as Record<string, unknown>));
           continue;
         }
-        const item = add(value as Record<string, unknown>);
-        if (item) yield item;
+        yield* afterBatch(add(value as Record<string, unknown>));
       }
     } catch (cause) {
       if (isSqlloadError(cause)) {
-        if (cause.code === "SL300") throw new SqlloadError("SL300", `table ${this.tableName}: ${cause.message}`, { table: this.tableName, cause });
+        if (cause.code === "SL300")
+          throw new SqlloadError("SL300", `table ${this.tableName}: ${cause.message}`, { table: this.tableName, cause });
         throw cause;
       }
       this.fail(`failed after ${rowCount.toLocaleString("en-US")} rows: ${(cause as Error).message}`, cause);
     }
     const last = flush();
     if (last) yield last;
+    // A value left in ctx.state at the end becomes the final position.
+    if (logged) yield { kind: "checkpoint", state: this.json(state.current) };
+  }
+
+  private json(value: unknown): Json {
+    if (value === undefined) return null;
+    if (!isJson(value))
+      throw new SqlloadError("SL502", `table ${this.tableName}: ctx.state is not JSON: ${String(value)}`, {
+        table: this.tableName,
+      });
+    return value;
   }
 
   private startFromSample(sample: Record<string, unknown>[]): RecordBatchBuilder {
@@ -105,8 +134,31 @@ export class TypeScriptReader implements SourceTableReader {
   }
 
   private fail(message: string, cause?: unknown): never {
-    throw new SqlloadError("SL303", `table function ${this.table.name} (${this.table.module ?? "module"}) ${message}`, { table: this.tableName, cause });
+    throw new SqlloadError("SL303", `table function ${this.table.name} (${this.table.module ?? "module"}) ${message}`, {
+      table: this.tableName,
+      cause,
+    });
   }
 
   async close(): Promise<void> {}
+}
+
+/** Follows `ctx.state`: its current value and the one before the last assignment. */
+class StateTracker {
+  previous: unknown;
+
+  constructor(public current: unknown) {
+    this.previous = current;
+  }
+
+  assign(value: unknown): void {
+    this.previous = this.current;
+    this.current = value;
+  }
+
+  /** A checkpoint is the position itself: nothing before it is in flight. */
+  checkpoint(value: unknown): void {
+    this.previous = value;
+    this.current = value;
+  }
 }

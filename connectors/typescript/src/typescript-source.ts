@@ -1,13 +1,13 @@
 import {
   type ConnectorContext,
+  cursorKindOf,
+  defaultSourceCapabilities,
   type SourceConnection,
   type SourceTableInfo,
   type SourceTableReader,
   type SourceTableRef,
   type SourceTableRequest,
   SqlloadError,
-  cursorKindOf,
-  defaultSourceCapabilities,
 } from "@sqlload/core";
 import type { TableDefinition } from "./api.js";
 import { declaredColumns } from "./declared-columns.js";
@@ -55,6 +55,7 @@ export async function openTypeScriptSource(context: ConnectorContext): Promise<S
         cursorKind: cursor ? cursorKindOf(cursor.type) : undefined,
         cursorNullable: cursor?.nullable,
         settings: settingsOf(table),
+        loggedState: table.options.state === "logged",
       };
     },
     async openTable(request: SourceTableRequest, info: SourceTableInfo): Promise<SourceTableReader> {

@@ -1,4 +1,9 @@
 export { type Duration, describeDuration, parseDuration } from "./config/duration.js";
+export { findProjectFile, type LoadConfigOptions, loadConfig, PROJECT_FILE } from "./config/load-config.js";
+export type { ProjectConfig, SourceConfig, TableConfig, TargetConfig } from "./config/project-config.js";
+export { camelCase, type SettingSpec, snakeCase, tableSettingSpecs, writeStrategies } from "./config/schema.js";
+export { closest, didYouMean } from "./config/suggest.js";
+export { checkCombinations, type TableSettings, validateTableSettings } from "./config/table-settings.js";
 export {
   defaultSourceCapabilities,
   defaultTargetCapabilities,
@@ -86,8 +91,29 @@ export {
   SqlloadError,
   type SqlloadErrorOptions,
 } from "./errors/sqlload-error.js";
+export { type EmitEvent, EVENT_SCHEMA_VERSION, type RunEvent, type TableResult, type TableStatus } from "./events/run-event.js";
+export { CHUNK_BYTES, type CommitMode, commitMode } from "./plan/commit-mode.js";
 
+export { type EndReason, type PlanFlags, type PlanInput, planTable, type TablePlan } from "./plan/plan-table.js";
+export { type ReadStart, readStart, type StartReason } from "./plan/read-start.js";
+export { batchLine, cursorLine, planToJSON, renderPlanTree } from "./plan/render-plan.js";
+export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
+export { mergeTableSettings } from "./run/merge-settings.js";
+export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";
+export { type ConnectorLookup, ProjectSession, type ProjectTable } from "./run/project-session.js";
+export { keepInRange } from "./run/range-filter.js";
+export {
+  failedResult,
+  type LoadOptions,
+  type LoadResult,
+  loadProject,
+  type PlanProjectResult,
+  planProject,
+} from "./run/run-project.js";
+export { type RunTableArgs, runTable } from "./run/run-table.js";
+export { type Selectable, selectTables } from "./run/select-tables.js";
 export { isJson, type Json } from "./state/json.js";
+export { type HistoryEntry, type LoggedPosition, loggedPosition } from "./state/logged-state.js";
 export {
   decodeRunLogRow,
   encodeRunLogRecord,
@@ -97,24 +123,3 @@ export {
   type RunLogRecord,
   type RunLogRow,
 } from "./state/run-log.js";
-
-
-export { type ProjectConfig, type SourceConfig, type TableConfig, type TargetConfig } from "./config/project-config.js";
-export { type TableSettings, validateTableSettings, checkCombinations } from "./config/table-settings.js";
-export { tableSettingSpecs, writeStrategies, camelCase, snakeCase, type SettingSpec } from "./config/schema.js";
-export { loadConfig, findProjectFile, PROJECT_FILE, type LoadConfigOptions } from "./config/load-config.js";
-export { closest, didYouMean } from "./config/suggest.js";
-
-export { planTable, type TablePlan, type PlanInput, type PlanFlags, type EndReason } from "./plan/plan-table.js";
-export { readStart, type ReadStart, type StartReason } from "./plan/read-start.js";
-export { layWindows, windowAt, windowIndexOf, windowStep, MAX_WINDOWS, type WindowSpec } from "./plan/windows.js";
-export { commitMode, CHUNK_BYTES, type CommitMode } from "./plan/commit-mode.js";
-export { renderPlanTree, planToJSON, cursorLine, batchLine } from "./plan/render-plan.js";
-
-export { EVENT_SCHEMA_VERSION, type RunEvent, type EmitEvent, type TableResult, type TableStatus } from "./events/run-event.js";
-export { runTable, type RunTableArgs } from "./run/run-table.js";
-export { keepInRange } from "./run/range-filter.js";
-export { selectTables, type Selectable } from "./run/select-tables.js";
-export { ProjectSession, type ProjectTable, type ConnectorLookup } from "./run/project-session.js";
-export { prepareTable, mergeTableSettings, type PreparedTable } from "./run/prepare-table.js";
-export { planProject, loadProject, failedResult, type LoadOptions, type LoadResult, type PlanProjectResult } from "./run/run-project.js";

@@ -1,9 +1,9 @@
-import { mergeTableSettings } from "@sqlload/core";
 import { SqlloadCommand } from "../sqlload-command.js";
 
 export default class Check extends SqlloadCommand {
   static override summary = "Validate sqlload.toml and the table modules, without connecting to anything.";
-  static override description = `Finds unknown keys, wrong types, impossible combinations and missing connectors, each with a stable code (SL…), the file, line and key, and a hint. \`plan\` and \`load\` run the same checks first.
+  static override description =
+    `Finds unknown keys, wrong types, impossible combinations and missing connectors, each with a stable code (SL…), the file, line and key, and a hint. \`plan\` and \`load\` run the same checks first.
 
 Exit code 0 when the project is valid, 2 when it is not.`;
   static override examples = ["<%= config.bin %> check", "<%= config.bin %> check --project ./warehouse"];
@@ -14,15 +14,11 @@ Exit code 0 when the project is valid, 2 when it is not.`;
     try {
       const tables = await session.tables();
       // Tables defined in code declare settings in their options: validate those too (loading a module connects to nothing).
-      for (const table of tables) {
-        const connector = config.sources.find((s) => s.name === table.source);
-        const connection = connector ? await session.sourceIfOffering(table.source) : undefined;
-        if (!connection) continue;
-        const info = await connection.describeTable({ table: table.config.ref, options: table.config.options });
-        mergeTableSettings(table.config.settings, info.settings, table.config.where, `${table.source}.${table.config.ref.key}`);
-      }
+      for (const table of tables) await session.tableSettings(table);
       const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
-      this.out(`ok: ${config.file}: target ${config.target.connector} (schema ${config.target.schema}), ${n(config.sources.length, "source")}, ${n(tables.length, "table")}`);
+      this.out(
+        `ok: ${config.file}: target ${config.target.connector} (schema ${config.target.schema}), ${n(config.sources.length, "source")}, ${n(tables.length, "table")}`,
+      );
     } finally {
       await session.close();
     }

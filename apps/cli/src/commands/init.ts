@@ -7,7 +7,8 @@ import { SqlloadCommand } from "../sqlload-command.js";
 
 export default class Init extends SqlloadCommand {
   static override summary = "Create a quickstart project that loads generated orders into an embedded DuckDB file.";
-  static override description = `Writes sqlload.toml (DuckDB target warehouse.duckdb, schema raw) and sources/shop.ts, a table function that generates 100,000 orders over the past year. Then:
+  static override description =
+    `Writes sqlload.toml (DuckDB target warehouse.duckdb, schema raw) and sources/shop.ts, a table function that generates 100,000 orders over the past year. Then:
 
   sqlload plan    # what a load would do
   sqlload load    # loads raw.shop__orders

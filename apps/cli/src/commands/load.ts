@@ -1,5 +1,5 @@
 import { Args, Flags } from "@oclif/core";
-import { type RunEvent, loadProject, planProject } from "@sqlload/core";
+import { loadProject, planProject, type RunEvent } from "@sqlload/core";
 import { checkOneCursorKind, readFlags } from "../cursor-flags.js";
 import { exitCodeForResults } from "../exit-codes.js";
 import { formatCount, formatSeconds } from "../render/format.js";
@@ -8,7 +8,8 @@ import { SqlloadCommand } from "../sqlload-command.js";
 
 export default class Load extends SqlloadCommand {
   static override summary = "Load the selected tables into the target, incrementally.";
-  static override description = `Runs the plan (see \`sqlload plan\`): each table reads from where its data says it stopped and commits as its batch line says, so a failure keeps what committed and the next run carries on. Each table ends with a line such as
+  static override description =
+    `Runs the plan (see \`sqlload plan\`): each table reads from where its data says it stopped and commits as its batch line says, so a failure keeps what committed and the next run carries on. Each table ends with a line such as
 
   loaded raw.app__orders 1,001 rows 0.1s
 
@@ -22,7 +23,9 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     "<%= config.bin %> load --reload shop__orders",
   ];
   static override strict = false;
-  static override args = { tables: Args.string({ description: "Tables to load: app__orders, a source name, or a glob (app__*)." }) };
+  static override args = {
+    tables: Args.string({ description: "Tables to load: app__orders, a source name, or a glob (app__*)." }),
+  };
   static override flags = {
     ...readFlags,
     concurrency: Flags.integer({ summary: "Tables loaded at once.", default: 1, min: 1 }),

@@ -7,7 +7,8 @@ import { SqlloadCommand } from "../sqlload-command.js";
 
 export default class Plan extends SqlloadCommand {
   static override summary = "Show what a load would do, table by table, without moving data.";
-  static override description = `For each selected table prints a tree: the target table, the write strategy, how it commits (the batch line), notes, and the cursor line saying where the read starts and why:
+  static override description =
+    `For each selected table prints a tree: the target table, the write strategy, how it commits (the batch line), notes, and the cursor line saying where the read starts and why:
 
   raw.app__orders ← app.public.orders
   ├── strategy delete_insert
@@ -23,7 +24,9 @@ TABLES selects tables: a target name without schema (app__orders), a source name
     "<%= config.bin %> plan shop --json",
   ];
   static override strict = false;
-  static override args = { tables: Args.string({ description: "Tables to plan: app__orders, a source name, or a glob (app__*)." }) };
+  static override args = {
+    tables: Args.string({ description: "Tables to plan: app__orders, a source name, or a glob (app__*)." }),
+  };
   static override flags = {
     ...readFlags,
     json: Flags.boolean({ summary: "Print the plan as JSON." }),

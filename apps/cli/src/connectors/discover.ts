@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -99,7 +99,9 @@ export async function discoverConnectors(projectDir: string | undefined): Promis
       continue;
     }
     if (!isConnector(connector)) {
-      warnings.push(`package ${packageName} declares a sqlload connector but does not default-export defineConnector(...); skipped`);
+      warnings.push(
+        `package ${packageName} declares a sqlload connector but does not default-export defineConnector(...); skipped`,
+      );
       continue;
     }
     if (connector.manifest.coreApi !== CORE_API_VERSION) {
@@ -111,11 +113,20 @@ export async function discoverConnectors(projectDir: string | undefined): Promis
     const existing = connectors.get(connector.manifest.name);
     if (existing) {
       if (existing.path !== dir) {
-        warnings.push(`two connectors are named "${connector.manifest.name}": ${existing.packageName} (${existing.origin}) is used, ${packageName} (${origin}) is ignored`);
+        warnings.push(
+          `two connectors are named "${connector.manifest.name}": ${existing.packageName} (${existing.origin}) is used, ${packageName} (${origin}) is ignored`,
+        );
       }
       continue;
     }
-    connectors.set(connector.manifest.name, { name: connector.manifest.name, packageName, version: pkg.version ?? "?", origin, path: dir, connector });
+    connectors.set(connector.manifest.name, {
+      name: connector.manifest.name,
+      packageName,
+      version: pkg.version ?? "?",
+      origin,
+      path: dir,
+      connector,
+    });
   }
   return { connectors, warnings };
 }

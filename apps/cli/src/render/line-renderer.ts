@@ -1,4 +1,4 @@
-import { type RunEvent, type TableResult, cursorToString, formatCursor } from "@sqlload/core";
+import { cursorToString, formatCursor, type RunEvent, type TableResult } from "@sqlload/core";
 import { formatCount, formatSeconds } from "./format.js";
 
 /** The facts of a finished table on one line: `loaded raw.app__orders 1,001 rows 0.1s`. */
@@ -7,12 +7,13 @@ export function resultLine(result: TableResult): string {
     const word = result.status === "skipped" ? "skipped" : "failed";
     return `${word} ${result.table}: ${result.error?.code ?? ""} ${result.error?.message ?? ""}`.trim();
   }
-  let line = `loaded ${result.table} ${formatCount(result.rows)} rows ${formatSeconds(result.seconds)}`;
+  const line = `loaded ${result.table} ${formatCount(result.rows)} rows ${formatSeconds(result.seconds)}`;
   const extras: string[] = [];
   if (result.dropped > 0) extras.push(`${formatCount(result.dropped)} rows outside the read range dropped`);
   if (result.windows > 0) extras.push(`${result.windows} window${result.windows === 1 ? "" : "s"}`);
   if (result.caughtUp === true) extras.push("caught up");
-  if (result.caughtUp === false) extras.push(`not caught up: at ${result.positionAfter ? formatCursor(result.positionAfter) : "the start"}`);
+  if (result.caughtUp === false)
+    extras.push(`not caught up: at ${result.positionAfter ? formatCursor(result.positionAfter) : "the start"}`);
   if (result.rows === 0 && result.status === "loaded") extras.push("nothing new");
   return extras.length ? `${line} (${extras.join(", ")})` : line;
 }
@@ -29,6 +30,9 @@ export function lineRenderer(write: (line: string) => void, writeError: (line: s
       }
       case "table_completed":
         write(resultLine(event.result));
+        break;
+      case "table_reconciled":
+        writeError(`reconciled ${event.table}: ${event.note}`);
         break;
       case "table_failed":
       case "table_skipped":

@@ -10,7 +10,8 @@ describe("parseDuration", () => {
   });
 
   it("refuses anything else", () => {
-    for (const bad of ["", "1", "h", "1.5h", "1H", "1 h", "-1h", "1h1h", "0s", "1y", "1d 2h"]) expect(parseDuration(bad)).toBeUndefined();
+    for (const bad of ["", "1", "h", "1.5h", "1H", "1 h", "-1h", "1h1h", "0s", "1y", "1d 2h"])
+      expect(parseDuration(bad)).toBeUndefined();
   });
 
   it("rounds up to whole days for date cursors", () => {

@@ -4,7 +4,11 @@ import { SqlloadError } from "../errors/sqlload-error.js";
  * Replaces `${VAR}` and `${VAR:-default}` in a string from `env`. `$${` escapes a literal `${`.
  * Throws SL109 naming the variable when it is unset and has no default.
  */
-export function interpolate(text: string, env: Readonly<Record<string, string | undefined>>, where: () => { file: string; line?: number; key?: string }): string {
+export function interpolate(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  where: () => { file: string; line?: number; key?: string },
+): string {
   return text.replace(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (match, name: string, fallback: string | undefined) => {
     if (match.startsWith("$$")) return match.slice(1);
     const value = env[name];

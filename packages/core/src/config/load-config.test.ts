@@ -99,8 +99,13 @@ lookback = "1h"
   });
 
   it("refuses cursor_end not after cursor_start (SL111)", () => {
-    expect(error(`${base}\n[sources.app.tables.orders]\ncursor_column = "d"\ncursor_start = "2026-10-01"\ncursor_end = "2025-10-01"\n`).code).toBe("SL111");
-    expect(error(`${base}\n[sources.app.tables.orders]\ncursor_column = "k"\ncursor_start = "b"\ncursor_end = "B"\n`).code).toBe("SL111");
+    expect(
+      error(`${base}\n[sources.app.tables.orders]\ncursor_column = "d"\ncursor_start = "2026-10-01"\ncursor_end = "2025-10-01"\n`)
+        .code,
+    ).toBe("SL111");
+    expect(error(`${base}\n[sources.app.tables.orders]\ncursor_column = "k"\ncursor_start = "b"\ncursor_end = "B"\n`).code).toBe(
+      "SL111",
+    );
   });
 
   it("refuses wrong types and bad batch sizes", () => {

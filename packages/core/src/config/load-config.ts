@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseEnv } from "node:util";
-import { TomlError, parse } from "smol-toml";
+import { parse, TomlError } from "smol-toml";
 import type { ConfigKeySpec, ConnectorConfigSchema } from "../connector/connector.js";
 import { parseTableKey, targetTableFor } from "../connector/table-ref.js";
 import { type ErrorLocation, SqlloadError } from "../errors/sqlload-error.js";
 import { interpolate } from "./interpolate.js";
-import { KeyLocator, formatKeyPath } from "./locate.js";
+import { formatKeyPath, KeyLocator } from "./locate.js";
 import type { ProjectConfig, SourceConfig, TableConfig, TargetConfig } from "./project-config.js";
 import { didYouMean } from "./suggest.js";
 import { checkConnectorKey, validateTableSettings } from "./table-settings.js";
@@ -65,7 +65,11 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
   }
 
   const locator = new KeyLocator(text);
-  const where = (path: readonly string[]): ErrorLocation => ({ file: shownFile, line: locator.line(path), key: formatKeyPath(path) });
+  const where = (path: readonly string[]): ErrorLocation => ({
+    file: shownFile,
+    line: locator.line(path),
+    key: formatKeyPath(path),
+  });
   const secrets: string[] = [];
   const expand = (value: unknown, path: readonly string[]): unknown => {
     if (typeof value === "string") return interpolate(value, env, () => where(path));
@@ -79,7 +83,10 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
 
   for (const key of Object.keys(raw)) {
     if (!TOP_KEYS.includes(key)) {
-      throw new SqlloadError("SL102", `unknown top-level key \`${key}\``, { location: where([key]), hint: didYouMean(key, TOP_KEYS) });
+      throw new SqlloadError("SL102", `unknown top-level key \`${key}\``, {
+        location: where([key]),
+        hint: didYouMean(key, TOP_KEYS),
+      });
     }
   }
 
@@ -94,7 +101,12 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
     return schema;
   };
 
-  const readBlock = (block: Record<string, unknown>, specs: readonly ConfigKeySpec[], path: readonly string[], reserved: readonly string[]) => {
+  const readBlock = (
+    block: Record<string, unknown>,
+    specs: readonly ConfigKeySpec[],
+    path: readonly string[],
+    reserved: readonly string[],
+  ) => {
     const known = new Map(specs.map((s) => [s.key, s]));
     const values: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(block)) {
@@ -111,7 +123,9 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
     }
     for (const spec of specs) {
       if (spec.required && values[spec.key] === undefined) {
-        throw new SqlloadError("SL105", `[${formatKeyPath(path)}] needs \`${spec.key}\` (${spec.description})`, { location: where(path) });
+        throw new SqlloadError("SL105", `[${formatKeyPath(path)}] needs \`${spec.key}\` (${spec.description})`, {
+          location: where(path),
+        });
       }
     }
     return values;
@@ -126,9 +140,11 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
 
   const targetBlock = asTable(raw.target ?? Object.create(null), ["target"]);
   const targetConnector = targetBlock.connector ?? "duckdb";
-  if (typeof targetConnector !== "string") throw new SqlloadError("SL103", "`target.connector` must be a string", { location: where(["target", "connector"]) });
+  if (typeof targetConnector !== "string")
+    throw new SqlloadError("SL103", "`target.connector` must be a string", { location: where(["target", "connector"]) });
   const schema = targetBlock.schema ?? "raw";
-  if (typeof schema !== "string" || schema === "") throw new SqlloadError("SL103", "`target.schema` must be a non-empty string", { location: where(["target", "schema"]) });
+  if (typeof schema !== "string" || schema === "")
+    throw new SqlloadError("SL103", "`target.schema` must be a non-empty string", { location: where(["target", "schema"]) });
   const targetSpecs = schemaOf(targetConnector, ["target"]);
   const target: TargetConfig = {
     connector: targetConnector,
@@ -149,7 +165,9 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
     const block = asTable(value, path);
     const connector = block.connector;
     if (typeof connector !== "string") {
-      throw new SqlloadError("SL105", `[sources.${name}] needs \`connector\` (e.g. "postgres", "typescript")`, { location: where(path) });
+      throw new SqlloadError("SL105", `[sources.${name}] needs \`connector\` (e.g. "postgres", "typescript")`, {
+        location: where(path),
+      });
     }
     const specs = schemaOf(connector, path);
     const sourceOptions = readBlock(block, specs.source ?? [], path, ["connector", "tables"]);

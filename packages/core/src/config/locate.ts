@@ -21,7 +21,10 @@ export class KeyLocator {
         }
         return;
       }
-      const key = /^\s*((?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=/.exec(raw);
+      const key =
+        /^\s*((?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=/.exec(
+          raw,
+        );
       if (key?.[1]) {
         const path = headerPath(key[1]);
         if (path) this.remember([...table, ...path], line);

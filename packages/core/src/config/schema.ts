@@ -19,13 +19,18 @@ export const tableSettingSpecs: readonly SettingSpec[] = [
     key: "write_strategy",
     type: "string",
     values: writeStrategies,
-    description: "`append`, `delete_insert`, `merge` (needs `primary_key`) or `replace`. Default: `delete_insert` with a cursor, `replace` without.",
+    description:
+      "`append`, `delete_insert`, `merge` (needs `primary_key`) or `replace`. Default: `delete_insert` with a cursor, `replace` without.",
   },
   { key: "primary_key", type: "string[]", description: "Columns that identify a row; needed by `merge`." },
   { key: "cursor_column", type: "string", description: "Integer, date, timestamp or text column the runs continue from." },
   { key: "cursor_start", type: "cursor", description: "Where the first run starts when the target table is empty." },
   { key: "cursor_end", type: "cursor", description: 'Where this table\'s reads stop for good: a value, or "now".' },
-  { key: "lookback", type: "duration", description: 'Read this far before the maximum ("1h", "2d") to pick up late rows. Not with `append`.' },
+  {
+    key: "lookback",
+    type: "duration",
+    description: 'Read this far before the maximum ("1h", "2d") to pick up late rows. Not with `append`.',
+  },
   {
     key: "lookback_from",
     type: "string",

@@ -4,7 +4,7 @@ import { compareCodePoints } from "../cursor/compare.js";
 import { parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
 import { type ErrorLocation, SqlloadError } from "../errors/sqlload-error.js";
 import { type Duration, parseDuration } from "./duration.js";
-import { type SettingSpec, camelCase, snakeCase, tableSettingSpecs } from "./schema.js";
+import { camelCase, type SettingSpec, snakeCase, tableSettingSpecs } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 
 /** A table's validated settings (SPEC §3), in camelCase. Cursor values stay text until the cursor kind is known. */
@@ -86,10 +86,14 @@ function checkSetting(spec: SettingSpec, value: unknown, key: string, location: 
     case "string": {
       if (typeof value !== "string") wrongType(key, "a string", value, location);
       if (spec.values && !spec.values.includes(value)) {
-        throw new SqlloadError("SL107", `\`${key}\` is ${JSON.stringify(value)}; it must be one of ${spec.values.map((v) => `"${v}"`).join(", ")}`, {
-          location,
-          hint: didYouMean(value, spec.values).replace("known keys", "values"),
-        });
+        throw new SqlloadError(
+          "SL107",
+          `\`${key}\` is ${JSON.stringify(value)}; it must be one of ${spec.values.map((v) => `"${v}"`).join(", ")}`,
+          {
+            location,
+            hint: didYouMean(value, spec.values).replace("known keys", "values"),
+          },
+        );
       }
       return value;
     }
@@ -116,7 +120,8 @@ function checkSetting(spec: SettingSpec, value: unknown, key: string, location: 
       if (typeof value === "bigint" || (typeof value === "number" && Number.isSafeInteger(value))) return String(value);
       if (value instanceof Date) return value.toISOString();
       if (value && typeof value === "object" && "toISOString" in value) return (value as { toISOString(): string }).toISOString();
-      if (typeof value !== "string" || value === "") wrongType(key, "a cursor value (integer, date, timestamp or text)", value, location);
+      if (typeof value !== "string" || value === "")
+        wrongType(key, "a cursor value (integer, date, timestamp or text)", value, location);
       return value;
     }
     case "batch": {
@@ -142,7 +147,11 @@ export function checkConnectorKey(spec: ConfigKeySpec, value: unknown, key: stri
     case "string":
       if (typeof value !== "string") wrongType(key, "a string", value, location);
       if (spec.values && !spec.values.includes(value)) {
-        throw new SqlloadError("SL107", `\`${key}\` is ${JSON.stringify(value)}; it must be one of ${spec.values.map((v) => `"${v}"`).join(", ")}`, { location });
+        throw new SqlloadError(
+          "SL107",
+          `\`${key}\` is ${JSON.stringify(value)}; it must be one of ${spec.values.map((v) => `"${v}"`).join(", ")}`,
+          { location },
+        );
       }
       return value;
     case "integer":
@@ -154,7 +163,9 @@ export function checkConnectorKey(spec: ConfigKeySpec, value: unknown, key: stri
     case "boolean":
       return typeof value === "boolean" ? value : wrongType(key, "true or false", value, location);
     case "string[]":
-      return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : wrongType(key, "a list of strings", value, location);
+      return Array.isArray(value) && value.every((v) => typeof v === "string")
+        ? value
+        : wrongType(key, "a list of strings", value, location);
     case "table":
       return value && typeof value === "object" && !Array.isArray(value) ? value : wrongType(key, "a table", value, location);
   }
@@ -171,7 +182,9 @@ function roughOrder(text: string): bigint | undefined {
 /** Checks combinations of settings, e.g. after merging a TypeScript table's options below the file's. */
 export function checkCombinations(s: TableSettings, name: (key: string) => string, where: SettingLocator, table: string): void {
   const needs = (key: string, other: string, why: string) => {
-    throw new SqlloadError("SL112", `\`${name(key)}\` on table ${table} needs \`${name(other)}\`${why}`, { location: where(name(key)) });
+    throw new SqlloadError("SL112", `\`${name(key)}\` on table ${table} needs \`${name(other)}\`${why}`, {
+      location: where(name(key)),
+    });
   };
   const strategy = s.writeStrategy ?? (s.cursorColumn ? "delete_insert" : "replace");
   if (s.lookback && strategy === "append") {
@@ -180,26 +193,46 @@ export function checkCombinations(s: TableSettings, name: (key: string) => strin
     });
   }
   if (strategy === "merge" && !s.primaryKey) {
-    throw new SqlloadError("SL108", `table ${table} uses \`${name("write_strategy")}\` = "merge" without \`${name("primary_key")}\``, {
-      location: where(name("write_strategy")),
-    });
+    throw new SqlloadError(
+      "SL108",
+      `table ${table} uses \`${name("write_strategy")}\` = "merge" without \`${name("primary_key")}\``,
+      {
+        location: where(name("write_strategy")),
+      },
+    );
   }
   if (!s.cursorColumn) {
-    for (const key of ["cursor_start", "cursor_end", "lookback", "lookahead", "batch_size", "max_windows_per_run", "lookback_from"]) {
+    for (const key of [
+      "cursor_start",
+      "cursor_end",
+      "lookback",
+      "lookahead",
+      "batch_size",
+      "max_windows_per_run",
+      "lookback_from",
+    ]) {
       if ((s as Record<string, unknown>)[camelCase(key)] !== undefined) needs(key, "cursor_column", "");
     }
   }
-  if (s.lookbackFrom === "now" && !s.lookback) needs("lookback_from", "lookback", ' (lookback_from = "now" reads back from now by `lookback`)');
+  if (s.lookbackFrom === "now" && !s.lookback)
+    needs("lookback_from", "lookback", ' (lookback_from = "now" reads back from now by `lookback`)');
   if (s.maxWindowsPerRun !== undefined && (s.batchSize === undefined || s.batchSize === "none")) {
     needs("max_windows_per_run", "batch_size", " (it bounds the windows `batch_size` lays)");
   }
   if (s.appendCursorInclusive && strategy !== "append") needs("append_cursor_inclusive", "write_strategy", ' = "append"');
   if (s.cursorStart !== undefined && s.cursorEnd !== undefined && s.cursorEnd !== "now") {
     const [a, b] = [roughOrder(s.cursorStart), roughOrder(s.cursorEnd)];
-    if ((a !== undefined && b !== undefined && b <= a) || (a === undefined && b === undefined && compareCodePoints(s.cursorEnd, s.cursorStart) <= 0)) {
-      throw new SqlloadError("SL111", `table ${table}: \`${name("cursor_end")}\` ${s.cursorEnd} is not after \`${name("cursor_start")}\` ${s.cursorStart}`, {
-        location: where(name("cursor_end")),
-      });
+    if (
+      (a !== undefined && b !== undefined && b <= a) ||
+      (a === undefined && b === undefined && compareCodePoints(s.cursorEnd, s.cursorStart) <= 0)
+    ) {
+      throw new SqlloadError(
+        "SL111",
+        `table ${table}: \`${name("cursor_end")}\` ${s.cursorEnd} is not after \`${name("cursor_start")}\` ${s.cursorStart}`,
+        {
+          location: where(name("cursor_end")),
+        },
+      );
     }
   }
 }

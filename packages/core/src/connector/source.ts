@@ -33,6 +33,11 @@ export interface SourceTableInfo {
   readonly notes?: readonly string[] | undefined;
   /** Settings the table declares itself (a TypeScript table's options), below those of `sqlload.toml`. */
   readonly settings?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The table keeps a position the data cannot carry (an API's sync token) in the run log:
+   * reads get it as `ReadRequest.state` and yield `checkpoint`s to move it.
+   */
+  readonly loggedState?: boolean | undefined;
   /** Whether the cursor column leads an index, so reading in cursor order is cheap. */
   readonly cursorIndexed?: boolean | undefined;
 }

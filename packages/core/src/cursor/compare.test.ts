@@ -47,7 +47,8 @@ describe("compareCodePoints", () => {
     fc.assert(
       fc.property(fc.array(tricky, { maxLength: 20 }), (values) => {
         const sorted = [...values].sort(compareCodePoints);
-        for (let i = 1; i < sorted.length; i++) expect(utf8Order(sorted[i - 1] as string, sorted[i] as string)).toBeLessThanOrEqual(0);
+        for (let i = 1; i < sorted.length; i++)
+          expect(utf8Order(sorted[i - 1] as string, sorted[i] as string)).toBeLessThanOrEqual(0);
       }),
     );
   });

@@ -58,8 +58,10 @@ export function parseDateDays(text: string): number | undefined {
   const m = DATE_RE.exec(text);
   if (!m) return undefined;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const ms = Date.UTC(y, mo - 1, d);
-  const back = new Date(ms);
+  // Date.UTC maps years 0–99 to 1900–1999; setting the year separately keeps them.
+  const back = new Date(Date.UTC(2000, mo - 1, d));
+  back.setUTCFullYear(y);
+  const ms = back.getTime();
   if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return undefined;
   return Math.round(ms / MS_PER_DAY);
 }

@@ -1,7 +1,7 @@
-import type { TablePlan } from "../plan/plan-table.js";
-import type { SqlloadError } from "../errors/sqlload-error.js";
-import type { CursorValue } from "../cursor/cursor-value.js";
 import type { CursorRange } from "../connector/source.js";
+import type { CursorValue } from "../cursor/cursor-value.js";
+import type { SqlloadError } from "../errors/sqlload-error.js";
+import type { TablePlan } from "../plan/plan-table.js";
 
 /** Bumped when a field of an event changes meaning or disappears (adding fields does not bump it). */
 export const EVENT_SCHEMA_VERSION = 1;
@@ -50,9 +50,16 @@ export type RunEvent =
       readonly totalRows: number;
       readonly position: CursorValue | null;
     }
+  /** A logged table's log disagreed with its data; the data won and a reconcile record was appended. */
+  | { readonly type: "table_reconciled"; readonly table: string; readonly note: string }
   | { readonly type: "table_completed"; readonly result: TableResult }
   | { readonly type: "table_failed"; readonly result: TableResult }
   | { readonly type: "table_skipped"; readonly result: TableResult }
-  | { readonly type: "run_completed"; readonly runId: string; readonly results: readonly TableResult[]; readonly seconds: number };
+  | {
+      readonly type: "run_completed";
+      readonly runId: string;
+      readonly results: readonly TableResult[];
+      readonly seconds: number;
+    };
 
 export type EmitEvent = (event: RunEvent) => void;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDuration } from "../config/duration.js";
 import type { TableSettings } from "../config/table-settings.js";
-import { type CursorKind } from "../cursor/cursor-kind.js";
+import type { CursorKind } from "../cursor/cursor-kind.js";
 import { type CursorValue, formatCursor, parseCursor } from "../cursor/cursor-value.js";
 import { type PlanFlags, type PlanInput, planTable } from "./plan-table.js";
 import { batchLine, cursorLine, renderPlanTree } from "./render-plan.js";
@@ -9,7 +9,10 @@ import { windowAt } from "./windows.js";
 
 const NOW = new Date("2026-10-15T12:34:56.789Z");
 
-function plan(settings: TableSettings, opts: { kind?: CursorKind; max?: string; flags?: PlanFlags; nullable?: boolean; extra?: Partial<PlanInput> } = {}) {
+function plan(
+  settings: TableSettings,
+  opts: { kind?: CursorKind; max?: string; flags?: PlanFlags; nullable?: boolean; extra?: Partial<PlanInput> } = {},
+) {
   const kind = opts.kind ?? "timestamp";
   return planTable({
     source: "app",
@@ -134,7 +137,10 @@ describe("windows (SPEC §6, §9)", () => {
   });
 
   it("ends just past the source's maximum for an integer cursor", () => {
-    const p = plan({ cursorStart: "1", batchSize: 100n }, { kind: "integer", extra: { sourceMax: { kind: "integer", value: 1000n } } });
+    const p = plan(
+      { cursorStart: "1", batchSize: 100n },
+      { kind: "integer", extra: { sourceMax: { kind: "integer", value: 1000n } } },
+    );
     expect(p.windows?.count).toBe(10);
     expect(show(windowAt(p.windows!, 9).to)).toBe("1001");
   });
@@ -157,13 +163,22 @@ describe("windows (SPEC §6, §9)", () => {
   });
 
   it("refuses a batch size that does not fit the cursor kind (SL115)", () => {
-    expect(() => plan({ cursorStart: "1", batchSize: d("1d") }, { kind: "integer" })).toThrowError(expect.objectContaining({ code: "SL115" }));
-    expect(() => plan({ cursorStart: "2026-01-01", batchSize: d("12h") }, { kind: "date" })).toThrowError(expect.objectContaining({ code: "SL115" }));
+    expect(() => plan({ cursorStart: "1", batchSize: d("1d") }, { kind: "integer" })).toThrowError(
+      expect.objectContaining({ code: "SL115" }),
+    );
+    expect(() => plan({ cursorStart: "2026-01-01", batchSize: d("12h") }, { kind: "date" })).toThrowError(
+      expect.objectContaining({ code: "SL115" }),
+    );
     expect(() => plan({ batchSize: 10n }, { kind: "text", max: "a" })).toThrowError(expect.objectContaining({ code: "SL115" }));
   });
 
   it("continues from the logged window end while the target's maximum equals the logged one", () => {
-    const extra = { loggedWindow: { windowEnd: parseCursor("timestamp", "2025-10-08"), cursor: parseCursor("timestamp", "2025-10-05T10:00:00Z") } };
+    const extra = {
+      loggedWindow: {
+        windowEnd: parseCursor("timestamp", "2025-10-08"),
+        cursor: parseCursor("timestamp", "2025-10-05T10:00:00Z"),
+      },
+    };
     const settings = { cursorStart: "2025-10-01", cursorEnd: "2026-10-01", batchSize: d("7d") };
     const p = plan(settings, { max: "2025-10-05T10:00:00Z", extra });
     expect(p.start.reason).toBe("window position");
@@ -174,7 +189,10 @@ describe("windows (SPEC §6, §9)", () => {
   });
 
   it("append windows start at the maximum's successor", () => {
-    const p = plan({ writeStrategy: "append", batchSize: 10n }, { kind: "integer", max: "100", extra: { sourceMax: { kind: "integer", value: 120n } } });
+    const p = plan(
+      { writeStrategy: "append", batchSize: 10n },
+      { kind: "integer", max: "100", extra: { sourceMax: { kind: "integer", value: 120n } } },
+    );
     expect(show(p.windows?.start)).toBe("101");
     expect(p.windows?.count).toBe(2);
   });

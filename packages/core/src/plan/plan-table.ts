@@ -7,8 +7,8 @@ import { type CursorKind, isTimeKind } from "../cursor/cursor-kind.js";
 import { type CursorValue, compareCursor, parseCursor } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import { type CommitMode, commitMode } from "./commit-mode.js";
-import { type ReadStart, nowAs, nowMicros, readStart, todayDays } from "./read-start.js";
-import { type WindowSpec, layWindows, successor, windowStep } from "./windows.js";
+import { nowAs, nowMicros, type ReadStart, readStart, todayDays } from "./read-start.js";
+import { layWindows, successor, type WindowSpec, windowStep } from "./windows.js";
 
 export type EndReason = "--end-cursor" | "cursor_end" | "now plus lookahead" | "now" | "source maximum";
 
@@ -85,17 +85,30 @@ export function planTable(input: PlanInput): TablePlan {
 
   if (!cursor) {
     if (flags.startCursor !== undefined || flags.endCursor !== undefined) {
-      throw new SqlloadError("SL204", `table ${table} has no cursor column, so --start-cursor/--end-cursor cannot apply to it`, { table });
+      throw new SqlloadError("SL204", `table ${table} has no cursor column, so --start-cursor/--end-cursor cannot apply to it`, {
+        table,
+      });
     }
     const commit = commitMode({ strategy, reload, settings, orderedSource: false });
-    return { ...base, start: { reason: "everything", inclusive: true }, range: {}, includeNulls: true, commit, notes: [...(input.sourceNotes ?? [])] };
+    return {
+      ...base,
+      start: { reason: "everything", inclusive: true },
+      range: {},
+      includeNulls: true,
+      commit,
+      notes: [...(input.sourceNotes ?? [])],
+    };
   }
 
   const kind = cursor.kind;
   if (!isTimeKind(kind)) {
     for (const key of ["lookback", "lookahead"] as const) {
       if (settings[key]) {
-        throw new SqlloadError("SL205", `table ${table}: \`${key}\` needs a date or timestamp cursor; ${cursor.column} is ${kind}`, { table });
+        throw new SqlloadError(
+          "SL205",
+          `table ${table}: \`${key}\` needs a date or timestamp cursor; ${cursor.column} is ${kind}`,
+          { table },
+        );
       }
     }
   }
@@ -129,7 +142,9 @@ export function planTable(input: PlanInput): TablePlan {
     notes.push("replace reads everything on every run: batch_size and lookback are ignored");
   }
   if (cursor.nullable) {
-    notes.push(`rows whose ${cursor.column} is NULL are read by a full read only (first run, --reload, replace), never by an incremental one`);
+    notes.push(
+      `rows whose ${cursor.column} is NULL are read by a full read only (first run, --reload, replace), never by an incremental one`,
+    );
   }
   notes.push(...(input.sourceNotes ?? []));
 
@@ -137,7 +152,11 @@ export function planTable(input: PlanInput): TablePlan {
   let windows: TablePlan["windows"];
   if (step !== undefined && strategy !== "replace") {
     if (!start.value) {
-      throw new SqlloadError("SL202", `table ${table} sets \`batch_size\` but has no start: the target is empty and there is no \`cursor_start\``, { table });
+      throw new SqlloadError(
+        "SL202",
+        `table ${table} sets \`batch_size\` but has no start: the target is empty and there is no \`cursor_start\``,
+        { table },
+      );
     }
     // `append` reads strictly after the maximum: windows start at its successor.
     const from = start.inclusive ? start.value : (successor(start.value) as CursorValue);
@@ -161,7 +180,11 @@ function readEnd(input: PlanInput, kind: CursorKind, windowed: boolean): TablePl
   if (settings.cursorEnd !== undefined) {
     if (settings.cursorEnd === "now") {
       if (!isTimeKind(kind)) {
-        throw new SqlloadError("SL207", `table ${input.source}.${input.key}: \`cursor_end = "now"\` needs a date or timestamp cursor`, { table: `${input.source}.${input.key}` });
+        throw new SqlloadError(
+          "SL207",
+          `table ${input.source}.${input.key}: \`cursor_end = "now"\` needs a date or timestamp cursor`,
+          { table: `${input.source}.${input.key}` },
+        );
       }
       // A date cursor ends at today, exclusive: it loads up to yesterday, never half of today.
       return { reason: "cursor_end", value: nowAs(kind, now) };

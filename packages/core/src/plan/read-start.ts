@@ -5,7 +5,13 @@ import type { CursorKind } from "../cursor/cursor-kind.js";
 import { type CursorValue, compareCursor, cursorEquals, parseCursor } from "../cursor/cursor-value.js";
 
 /** Why a read starts where it does: the steps of SPEC §5, in order. */
-export type StartReason = "--start-cursor" | "now minus lookback" | "window position" | "destination maximum" | "cursor_start" | "everything";
+export type StartReason =
+  | "--start-cursor"
+  | "now minus lookback"
+  | "window position"
+  | "destination maximum"
+  | "cursor_start"
+  | "everything";
 
 export interface ReadStart {
   readonly reason: StartReason;
@@ -80,4 +86,3 @@ export function readStart(input: ReadStartInput): ReadStart {
   }
   return { reason: "everything", inclusive: true };
 }
-

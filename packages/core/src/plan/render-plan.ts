@@ -49,7 +49,9 @@ export function batchLine(plan: TablePlan): string {
 export function renderPlanTree(plan: TablePlan): string {
   const lines: string[] = [];
   if (plan.description) lines.push(`description ${plan.description}`);
-  lines.push(`strategy ${plan.strategy}${plan.reload && plan.strategy !== "replace" ? " (--reload: rebuilt and swapped in)" : ""}`);
+  lines.push(
+    `strategy ${plan.strategy}${plan.reload && plan.strategy !== "replace" ? " (--reload: rebuilt and swapped in)" : ""}`,
+  );
   if (plan.columns) lines.push(`columns ${plan.columns.join(", ")}`);
   lines.push(batchLine(plan));
   for (const note of plan.notes) lines.push(`note ${note}`);
@@ -78,7 +80,12 @@ export function planToJSON(plan: TablePlan): Record<string, unknown> {
           column: plan.cursor.column,
           kind: plan.cursor.kind,
           nullable: plan.cursor.nullable,
-          start: { reason: plan.start.reason, value: json(plan.start.value), inclusive: plan.start.inclusive, basis: json(plan.start.basis) },
+          start: {
+            reason: plan.start.reason,
+            value: json(plan.start.value),
+            inclusive: plan.start.inclusive,
+            basis: json(plan.start.basis),
+          },
           end: plan.end ? { reason: plan.end.reason, value: json(plan.end.value) } : null,
           line: cursorLine(plan),
         }

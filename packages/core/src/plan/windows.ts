@@ -1,7 +1,7 @@
 import type { Duration } from "../config/duration.js";
 import { isWholeDays } from "../config/duration.js";
 import type { CursorRange } from "../connector/source.js";
-import { type CursorValue, MICROS_PER_DAY, compareCursor } from "../cursor/cursor-value.js";
+import { type CursorValue, compareCursor, MICROS_PER_DAY } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 
 /** At most this many windows per table: more would make a plan nobody can read or resume sensibly. */
@@ -20,21 +20,33 @@ export interface WindowSpec {
 export function windowStep(kind: CursorValue["kind"], size: Duration | bigint, table: string): bigint {
   if (kind === "integer") {
     if (typeof size !== "bigint") {
-      throw new SqlloadError("SL115", `table ${table} has an integer cursor; \`batch_size\` must be an integer, not "${size.text}"`, { table });
+      throw new SqlloadError(
+        "SL115",
+        `table ${table} has an integer cursor; \`batch_size\` must be an integer, not "${size.text}"`,
+        { table },
+      );
     }
     return size;
   }
   if (typeof size === "bigint") {
-    throw new SqlloadError("SL115", `table ${table} has a ${kind} cursor; \`batch_size\` must be a duration such as "7d", not ${size}`, { table });
+    throw new SqlloadError(
+      "SL115",
+      `table ${table} has a ${kind} cursor; \`batch_size\` must be a duration such as "7d", not ${size}`,
+      { table },
+    );
   }
   if (kind === "date") {
     if (!isWholeDays(size)) {
-      throw new SqlloadError("SL115", `table ${table} has a date cursor; \`batch_size\` "${size.text}" must be whole days`, { table });
+      throw new SqlloadError("SL115", `table ${table} has a date cursor; \`batch_size\` "${size.text}" must be whole days`, {
+        table,
+      });
     }
     return size.micros / MICROS_PER_DAY;
   }
   if (kind === "timestamp") return size.micros;
-  throw new SqlloadError("SL115", `table ${table} has a text cursor, which cannot be cut into windows; remove \`batch_size\``, { table });
+  throw new SqlloadError("SL115", `table ${table} has a text cursor, which cannot be cut into windows; remove \`batch_size\``, {
+    table,
+  });
 }
 
 function toBig(value: CursorValue): bigint {
@@ -54,10 +66,14 @@ export function layWindows(start: CursorValue, end: CursorValue, step: bigint, t
   const count = span <= 0n ? 0 : Number((span + step - 1n) / step);
   if (count > MAX_WINDOWS) {
     const needed = (span + BigInt(MAX_WINDOWS) - 1n) / BigInt(MAX_WINDOWS);
-    throw new SqlloadError("SL203", `table ${table} would need ${count.toLocaleString("en-US")} windows, more than ${MAX_WINDOWS.toLocaleString("en-US")}`, {
-      table,
-      hint: `Use \`batch_size\` of at least ${suggestSize(start.kind, needed)}, or bound the read with \`--end-cursor\` or \`cursor_end\`.`,
-    });
+    throw new SqlloadError(
+      "SL203",
+      `table ${table} would need ${count.toLocaleString("en-US")} windows, more than ${MAX_WINDOWS.toLocaleString("en-US")}`,
+      {
+        table,
+        hint: `Use \`batch_size\` of at least ${suggestSize(start.kind, needed)}, or bound the read with \`--end-cursor\` or \`cursor_end\`.`,
+      },
+    );
   }
   return { start, end, step, count };
 }

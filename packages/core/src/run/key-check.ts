@@ -1,4 +1,4 @@
-import { type RecordBatch, cellValue } from "../connector/record-batch.js";
+import { cellValue, type RecordBatch } from "../connector/record-batch.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 
 /** Finds primary keys seen twice within one read: `merge` would otherwise keep an arbitrary row. */
@@ -13,7 +13,10 @@ export class DuplicateKeyCheck {
   check(batch: RecordBatch): void {
     const indexes = this.keys.map((k) => {
       const i = batch.schema.findIndex((c) => c.name === k);
-      if (i < 0) throw new SqlloadError("SL208", `table ${this.table}: primary key column "${k}" is not in the data`, { table: this.table });
+      if (i < 0)
+        throw new SqlloadError("SL208", `table ${this.table}: primary key column "${k}" is not in the data`, {
+          table: this.table,
+        });
       return i;
     });
     for (let r = 0; r < batch.length; r++) {
@@ -21,7 +24,9 @@ export class DuplicateKeyCheck {
       const id = JSON.stringify(values, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
       if (this.seen.has(id)) {
         const shown = this.keys.map((k, i) => `${k} = ${String(values[i])}`).join(", ");
-        throw new SqlloadError("SL301", `table ${this.table}: primary key (${shown}) appears more than once in one read`, { table: this.table });
+        throw new SqlloadError("SL301", `table ${this.table}: primary key (${shown}) appears more than once in one read`, {
+          table: this.table,
+        });
       }
       this.seen.add(id);
     }

@@ -1,18 +1,29 @@
-import { checkCombinations, type TableSettings, validateTableSettings } from "../config/table-settings.js";
-import { camelCase } from "../config/schema.js";
+import type { TableSettings } from "../config/table-settings.js";
 import type { Column } from "../connector/logical-types.js";
 import type { SourceConnection, SourceTableInfo, SourceTableRequest } from "../connector/source.js";
 import { formatTargetTable } from "../connector/table-ref.js";
 import type { TargetConnection } from "../connector/target.js";
 import { type CursorKind, cursorKindOf } from "../cursor/cursor-kind.js";
-import { type CursorValue, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
+import { type CursorValue, cursorEquals, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
-import { type PlanFlags, type TablePlan, planTable } from "../plan/plan-table.js";
+import { type PlanFlags, planTable, type TablePlan } from "../plan/plan-table.js";
+import type { Json } from "../state/json.js";
+import { loggedPosition } from "../state/logged-state.js";
 import { decodeRunLogRow } from "../state/run-log.js";
+import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
+
+/** A logged table's position at the start of a run (SPEC §10–§11). */
+export interface LoggedStart {
+  /** What `ctx.state` starts as. */
+  readonly state: Json | undefined;
+  /** Set when the log's cursor and the data's maximum disagree: the data wins and a reconcile record is appended. */
+  readonly reconcile?: { readonly logged: CursorValue | null; readonly data: CursorValue | null } | undefined;
+}
 
 /** A table ready to run: its plan and what running it needs. */
 export interface PreparedTable {
+  readonly logged?: LoggedStart | undefined;
   readonly table: ProjectTable;
   readonly plan: TablePlan;
   readonly request: SourceTableRequest;
@@ -56,8 +67,16 @@ export async function prepareTable(args: {
     const windowed = settings.batchSize !== undefined && settings.batchSize !== "none";
     if (windowed) loggedWindow = await lastWindow(target, config, cursor.kind);
   }
+  const logged = info.loggedState
+    ? await loggedStart(target, config, targetMax, flags.reload === true, cursor !== undefined)
+    : undefined;
   let sourceMax: CursorValue | null | undefined;
-  const needsSourceMax = cursor?.kind === "integer" && settings.batchSize !== undefined && settings.batchSize !== "none" && !flags.endCursor && !settings.cursorEnd;
+  const needsSourceMax =
+    cursor?.kind === "integer" &&
+    settings.batchSize !== undefined &&
+    settings.batchSize !== "none" &&
+    !flags.endCursor &&
+    !settings.cursorEnd;
   if (needsSourceMax) {
     const reader = await source.openTable(request, info);
     try {
@@ -80,32 +99,32 @@ export async function prepareTable(args: {
     flags,
     now,
   });
-  return { table, plan, request, info: { ...info, settings: undefined }, targetColumns, source };
+  return { table, plan, request, info: { ...info, settings: undefined }, targetColumns, source, logged };
 }
 
-/** A table's own settings (TypeScript options, camelCase) below those of `sqlload.toml`. */
-export function mergeTableSettings(file: TableSettings, own: SourceTableInfo["settings"], where: ProjectTable["config"]["where"], table: string): TableSettings {
-  if (!own || Object.keys(own).length === 0) return file;
-  const validated = validateTableSettings(own, { naming: "camel", where, table }).settings;
-  const merged = { ...validated, ...definedOnly(file) } as TableSettings;
-  checkCombinations(merged, camelCase, where, table);
-  return merged;
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function resolveCursor(settings: TableSettings, info: SourceTableInfo, targetColumns: readonly Column[] | undefined, table: string) {
+function resolveCursor(
+  settings: TableSettings,
+  info: SourceTableInfo,
+  targetColumns: readonly Column[] | undefined,
+  table: string,
+) {
   const column = settings.cursorColumn as string;
   const columns = info.columns ?? targetColumns;
   const found = columns?.find((c) => c.name === column);
   if (columns && !found) {
-    throw new SqlloadError("SL200", `table ${table}: cursor column "${column}" is not among its columns (${columns.map((c) => c.name).join(", ")})`, { table });
+    throw new SqlloadError(
+      "SL200",
+      `table ${table}: cursor column "${column}" is not among its columns (${columns.map((c) => c.name).join(", ")})`,
+      { table },
+    );
   }
   let kind: CursorKind | undefined = info.cursorKind ?? (found ? cursorKindOf(found.type) : undefined);
   if (found && !kind) {
-    throw new SqlloadError("SL201", `table ${table}: cursor column "${column}" is ${found.type.kind}; a cursor must be an integer, date, timestamp or text column`, { table });
+    throw new SqlloadError(
+      "SL201",
+      `table ${table}: cursor column "${column}" is ${found.type.kind}; a cursor must be an integer, date, timestamp or text column`,
+      { table },
+    );
   }
   // A table function without declared columns: the first rows will tell; until then, cursor_start's form does.
   kind ??= guessKind(settings.cursorStart ?? settings.cursorEnd);
@@ -125,13 +144,17 @@ function checkColumnsExist(settings: TableSettings, columns: readonly Column[] |
   if (!columns) return;
   const names = new Set(columns.map((c) => c.name));
   for (const key of settings.primaryKey ?? []) {
-    if (!names.has(key)) throw new SqlloadError("SL208", `table ${table}: primary key column "${key}" is not among its columns`, { table });
+    if (!names.has(key))
+      throw new SqlloadError("SL208", `table ${table}: primary key column "${key}" is not among its columns`, { table });
   }
   for (const name of settings.columns ?? []) {
-    if (!names.has(name)) throw new SqlloadError("SL209", `table ${table}: column "${name}" in \`columns\` is not among its columns`, { table });
+    if (!names.has(name))
+      throw new SqlloadError("SL209", `table ${table}: column "${name}" in \`columns\` is not among its columns`, { table });
   }
   if (settings.columns && settings.cursorColumn && !settings.columns.includes(settings.cursorColumn)) {
-    throw new SqlloadError("SL209", `table ${table}: \`columns\` must include the cursor column "${settings.cursorColumn}"`, { table });
+    throw new SqlloadError("SL209", `table ${table}: \`columns\` must include the cursor column "${settings.cursorColumn}"`, {
+      table,
+    });
   }
 }
 
@@ -145,4 +168,25 @@ async function lastWindow(target: TargetConnection, config: ProjectTable["config
     return { windowEnd: record.windowEnd, cursor: record.cursor ?? null };
   }
   return undefined;
+}
+
+/**
+ * A logged table's starting position. An unreadable record blocks only this table (SL500);
+ * `--reload` starts over; when a table with a cursor finds its logged cursor disagreeing with the
+ * data's maximum (changed by hand, or the log deleted), the data wins.
+ */
+async function loggedStart(
+  target: TargetConnection,
+  config: ProjectTable["config"],
+  dataMax: CursorValue | null,
+  reload: boolean,
+  hasCursor: boolean,
+): Promise<LoggedStart> {
+  if (reload) return { state: undefined };
+  const position = loggedPosition(await target.readRunLog(config.target));
+  if (position.blocking) throw position.blocking;
+  if (hasCursor && position.record && !cursorEquals(position.cursor, dataMax)) {
+    return { state: undefined, reconcile: { logged: position.cursor, data: dataMax } };
+  }
+  return { state: position.state };
 }

@@ -1,9 +1,11 @@
 import type { ProjectConfig, TableConfig } from "../config/project-config.js";
+import type { TableSettings } from "../config/table-settings.js";
 import type { Connector } from "../connector/connector.js";
 import type { SourceConnection } from "../connector/source.js";
 import { targetTableFor } from "../connector/table-ref.js";
 import type { TargetConnection } from "../connector/target.js";
-import { SqlloadError, asSqlloadError } from "../errors/sqlload-error.js";
+import { asSqlloadError, SqlloadError } from "../errors/sqlload-error.js";
+import { mergeTableSettings } from "./merge-settings.js";
 import { type Selectable, selectTables } from "./select-tables.js";
 
 export type ConnectorLookup = (name: string) => Connector | undefined;
@@ -38,7 +40,10 @@ export class ProjectSession {
       const config = this.config.sources.find((s) => s.name === name);
       if (!config) throw new SqlloadError("SL900", `no source ${name}`);
       const connector = this.connector(config.connector);
-      if (!connector.source) throw new SqlloadError("SL401", `connector "${config.connector}" of source ${name} cannot read`, { location: config.location });
+      if (!connector.source)
+        throw new SqlloadError("SL401", `connector "${config.connector}" of source ${name} cannot read`, {
+          location: config.location,
+        });
       connection = connector.source({ options: config.options, projectDir: this.config.dir, sourceName: name }).catch((error) => {
         throw asSqlloadError(error, "SL304", `cannot open source ${name}`);
       });
@@ -51,10 +56,13 @@ export class ProjectSession {
     if (!this.target) {
       const config = this.config.target;
       const connector = this.connector(config.connector);
-      if (!connector.target) throw new SqlloadError("SL402", `connector "${config.connector}" cannot be a target`, { location: config.location });
-      this.target = connector.target({ options: config.options, projectDir: this.config.dir, schema: config.schema }).catch((error) => {
-        throw asSqlloadError(error, "SL308", `cannot open target ${config.connector}`, { retryable: true });
-      });
+      if (!connector.target)
+        throw new SqlloadError("SL402", `connector "${config.connector}" cannot be a target`, { location: config.location });
+      this.target = connector
+        .target({ options: config.options, projectDir: this.config.dir, schema: config.schema })
+        .catch((error) => {
+          throw asSqlloadError(error, "SL308", `cannot open target ${config.connector}`, { retryable: true });
+        });
     }
     return this.target;
   }
@@ -87,6 +95,18 @@ export class ProjectSession {
       for (const config of listed.values()) out.push({ source: source.name, name: config.target.name, config });
     }
     return out;
+  }
+
+  /**
+   * A table's settings, with those it declares in code (a TypeScript table's options) below
+   * `sqlload.toml`'s. Opens only sources that offer tables in code; validates what it merges.
+   */
+  async tableSettings(table: ProjectTable): Promise<TableSettings> {
+    const { config } = table;
+    const source = await this.sourceIfOffering(table.source);
+    if (!source) return config.settings;
+    const info = await source.describeTable({ table: config.ref, options: config.options });
+    return mergeTableSettings(config.settings, info.settings, config.where, `${table.source}.${config.ref.key}`);
   }
 
   async select(patterns: readonly string[]): Promise<ProjectTable[]> {

@@ -1,4 +1,4 @@
-import { type RecordBatch, cursorAt, filterBatch } from "../connector/record-batch.js";
+import { cursorAt, filterBatch, type RecordBatch } from "../connector/record-batch.js";
 import type { CursorRange } from "../connector/source.js";
 import { compareCursor } from "../cursor/cursor-value.js";
 
@@ -7,7 +7,12 @@ import { compareCursor } from "../cursor/cursor-value.js";
  * read includes them. Table functions may ignore the range they were given; this keeps them from
  * duplicating rows. Returns the kept batch and how many rows were dropped.
  */
-export function keepInRange(batch: RecordBatch, cursorIndex: number, range: CursorRange, includeNulls: boolean): { batch: RecordBatch; dropped: number } {
+export function keepInRange(
+  batch: RecordBatch,
+  cursorIndex: number,
+  range: CursorRange,
+  includeNulls: boolean,
+): { batch: RecordBatch; dropped: number } {
   if (batch.length === 0) return { batch, dropped: 0 };
   const keep = new Uint8Array(batch.length);
   let dropped = 0;

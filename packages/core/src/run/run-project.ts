@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { formatTargetTable } from "../connector/table-ref.js";
-import { SqlloadError, asSqlloadError, isSqlloadError } from "../errors/sqlload-error.js";
+import { asSqlloadError, isSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import type { PlanFlags } from "../plan/plan-table.js";
 import { type PreparedTable, prepareTable } from "./prepare-table.js";
@@ -14,7 +14,12 @@ export interface PlanProjectResult {
 }
 
 /** Plans the selected tables: metadata only, no data moves. A table that cannot be planned fails alone. */
-export async function planProject(session: ProjectSession, tables: readonly ProjectTable[], flags: PlanFlags, now: Date): Promise<PlanProjectResult> {
+export async function planProject(
+  session: ProjectSession,
+  tables: readonly ProjectTable[],
+  flags: PlanFlags,
+  now: Date,
+): Promise<PlanProjectResult> {
   const target = await session.targetConnection();
   const prepared: PreparedTable[] = [];
   const failed: TableResult[] = [];
@@ -69,7 +74,11 @@ export interface LoadResult {
  * Loads the selected tables: each is planned, locked and run independently, `concurrency` at a
  * time; a failing table does not stop the others (unless `failFast`).
  */
-export async function loadProject(session: ProjectSession, tables: readonly ProjectTable[], options: LoadOptions): Promise<LoadResult> {
+export async function loadProject(
+  session: ProjectSession,
+  tables: readonly ProjectTable[],
+  options: LoadOptions,
+): Promise<LoadResult> {
   const runId = options.runId ?? randomUUID();
   const now = options.now ?? new Date();
   const started = Date.now();
@@ -95,7 +104,13 @@ export async function loadProject(session: ProjectSession, tables: readonly Proj
   return { runId, results, seconds };
 }
 
-async function loadOne(session: ProjectSession, table: ProjectTable, options: LoadOptions, runId: string, now: Date): Promise<TableResult> {
+async function loadOne(
+  session: ProjectSession,
+  table: ProjectTable,
+  options: LoadOptions,
+  runId: string,
+  now: Date,
+): Promise<TableResult> {
   const name = formatTargetTable(table.config.target);
   let release: (() => Promise<void>) | undefined;
   try {
@@ -115,6 +130,7 @@ async function loadOne(session: ProjectSession, table: ProjectTable, options: Lo
       emit: options.emit,
       signal: options.signal,
       chunkBytes: options.chunkBytes,
+      logged: prepared.logged,
     });
   } catch (error) {
     const err = isSqlloadError(error) ? error : asSqlloadError(error, "SL304", `cannot load ${name}`, { table: name });

@@ -1,16 +1,25 @@
 import type { Column } from "../connector/logical-types.js";
-import { type RecordBatch, cursorAt, selectColumns } from "../connector/record-batch.js";
-import type { CursorRange, SourceConnection, SourceItem, SourceTableInfo, SourceTableReader, SourceTableRequest } from "../connector/source.js";
+import { cursorAt, type RecordBatch, selectColumns } from "../connector/record-batch.js";
+import type {
+  CursorRange,
+  SourceConnection,
+  SourceItem,
+  SourceTableInfo,
+  SourceTableReader,
+  SourceTableRequest,
+} from "../connector/source.js";
 import { formatTargetTable } from "../connector/table-ref.js";
 import type { CommitUnit, TargetConnection } from "../connector/target.js";
-import { type CursorValue, compareCursor, maxCursor } from "../cursor/cursor-value.js";
-import { SqlloadError, asSqlloadError, isSqlloadError } from "../errors/sqlload-error.js";
+import { type CursorValue, compareCursor, cursorToString, maxCursor } from "../cursor/cursor-value.js";
+import { asSqlloadError, isSqlloadError, SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import { CHUNK_BYTES } from "../plan/commit-mode.js";
 import type { TablePlan } from "../plan/plan-table.js";
 import { windowAt, windowIndexOf } from "../plan/windows.js";
+import type { Json } from "../state/json.js";
 import { encodeRunLogRecord } from "../state/run-log.js";
 import { DuplicateKeyCheck } from "./key-check.js";
+import type { LoggedStart } from "./prepare-table.js";
 import { keepInRange } from "./range-filter.js";
 
 export interface RunTableArgs {
@@ -24,6 +33,8 @@ export interface RunTableArgs {
   readonly runId: string;
   readonly emit: EmitEvent;
   readonly signal: AbortSignal;
+  /** A logged table's starting position (SPEC §10–§11). */
+  readonly logged?: LoggedStart | undefined;
   /** Bytes between commits of an ordered read; default about 1 GB. */
   readonly chunkBytes?: number | undefined;
 }
@@ -60,6 +71,8 @@ class TableRun {
   private ensured = false;
   private readonly keyCheck: DuplicateKeyCheck | undefined;
   private unit: CommitUnit | undefined;
+  /** A logged table's position: what the next commit records, and what reads are handed. */
+  private state: Json | undefined;
 
   constructor(private readonly args: RunTableArgs) {
     this.plan = args.plan;
@@ -67,7 +80,11 @@ class TableRun {
     this.position = args.plan.start.basis ?? null;
     this.positionBefore = this.position;
     this.columns = args.info.columns;
-    this.keyCheck = this.plan.strategy === "merge" && this.plan.primaryKey ? new DuplicateKeyCheck(this.plan.primaryKey, this.tableName) : undefined;
+    this.state = args.logged?.state;
+    this.keyCheck =
+      this.plan.strategy === "merge" && this.plan.primaryKey
+        ? new DuplicateKeyCheck(this.plan.primaryKey, this.tableName)
+        : undefined;
   }
 
   async execute(): Promise<TableResult> {
@@ -77,6 +94,7 @@ class TableRun {
     let caughtUp: boolean | undefined;
     try {
       reader = await this.args.source.openTable(this.args.request, this.args.info);
+      if (this.args.logged?.reconcile) await this.reconcile(this.args.logged.reconcile);
       caughtUp = await this.load(reader);
       await this.publishStaged();
       const result = this.result("loaded", caughtUp);
@@ -85,9 +103,10 @@ class TableRun {
     } catch (error) {
       await this.unit?.abort().catch(() => {});
       this.unit = undefined;
-      const err = this.args.signal.aborted && !isSqlloadError(error)
-        ? new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName })
-        : asSqlloadError(error, "SL304", `load of ${this.tableName} failed`, { table: this.tableName });
+      const err =
+        this.args.signal.aborted && !isSqlloadError(error)
+          ? new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName })
+          : asSqlloadError(error, "SL304", `load of ${this.tableName} failed`, { table: this.tableName });
       const result = this.result("failed", undefined, err);
       emit({ type: "table_failed", result });
       return result;
@@ -97,7 +116,10 @@ class TableRun {
   }
 
   private result(status: TableResult["status"], caughtUp: boolean | undefined, error?: SqlloadError): TableResult {
-    const reportsCaughtUp = this.plan.end?.reason === "cursor_end" || this.plan.end?.reason === "--end-cursor" || this.plan.windows?.perRun !== undefined;
+    const reportsCaughtUp =
+      this.plan.end?.reason === "cursor_end" ||
+      this.plan.end?.reason === "--end-cursor" ||
+      this.plan.windows?.perRun !== undefined;
     return {
       table: this.tableName,
       source: this.plan.source,
@@ -120,7 +142,11 @@ class TableRun {
     if (plan.commit === "swap") {
       // One unit for everything: a new table built and swapped in at the end.
       const passes: ReadPass[] = plan.windows
-        ? Array.from({ length: plan.windows.count }, (_, k) => ({ range: windowAt(plan.windows!, k), includeNulls: false, window: { index: k, count: plan.windows!.count } }))
+        ? Array.from({ length: plan.windows.count }, (_, k) => ({
+            range: windowAt(plan.windows!, k),
+            includeNulls: false,
+            window: { index: k, count: plan.windows!.count },
+          }))
         : [{ range: plan.range, includeNulls: plan.includeNulls }];
       for (const pass of passes) await this.readPass(reader, pass, false);
       await this.commitUnit(undefined, undefined);
@@ -164,7 +190,8 @@ class TableRun {
   }
 
   private throwIfAborted(): void {
-    if (this.args.signal.aborted) throw new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName });
+    if (this.args.signal.aborted)
+      throw new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName });
   }
 
   /** Reads one range into the current unit (beginning it when needed); with `chunked`, commits at safe points. */
@@ -175,6 +202,7 @@ class TableRun {
         includeNulls: pass.includeNulls,
         ordered: chunked,
         window: pass.window,
+        state: this.state,
         signal: this.args.signal,
       })
       [Symbol.asyncIterator]();
@@ -186,7 +214,19 @@ class TableRun {
       this.throwIfAborted();
       const item = pending.value;
       if (item.kind === "batch") await this.write(item.batch, pass);
-      else if (item.kind === "commit-point" && chunked) {
+      else if (item.kind === "checkpoint") {
+        if (!this.args.logged)
+          throw new SqlloadError("SL501", `table ${this.tableName} yielded a checkpoint but keeps no logged state`, {
+            table: this.tableName,
+          });
+        // A checkpoint marks exactly what the rows before it cover: commit them with it
+        // (a table being rebuilt commits once, at the swap, with the last checkpoint).
+        this.state = item.state;
+        if (this.plan.commit !== "swap") {
+          await this.commitUnit(undefined, undefined);
+          await this.beginUnit(undefined, { ...pass, range: {} }, false);
+        }
+      } else if (item.kind === "commit-point" && chunked) {
         bytes += item.bytesSinceLast ?? 0;
         if (bytes >= chunkBytes) {
           bytes = 0;
@@ -233,7 +273,10 @@ class TableRun {
   private project(batch: RecordBatch): RecordBatch {
     const wanted = this.plan.columns;
     if (!wanted || (batch.schema.length === wanted.length && batch.schema.every((c, i) => c.name === wanted[i]))) return batch;
-    return selectColumns(batch, wanted.filter((name) => batch.schema.some((c) => c.name === name)));
+    return selectColumns(
+      batch,
+      wanted.filter((name) => batch.schema.some((c) => c.name === name)),
+    );
   }
 
   private projectSchema(columns: readonly Column[] | undefined): readonly Column[] | undefined {
@@ -246,7 +289,9 @@ class TableRun {
     const cursor = this.plan.cursor;
     const cursorIndex = cursor ? batch.schema.findIndex((c) => c.name === cursor.column) : -1;
     if (cursor && cursorIndex < 0) {
-      throw new SqlloadError("SL200", `table ${this.tableName}: cursor column "${cursor.column}" is not in the rows read`, { table: this.tableName });
+      throw new SqlloadError("SL200", `table ${this.tableName}: cursor column "${cursor.column}" is not in the rows read`, {
+        table: this.tableName,
+      });
     }
     if (cursor && !this.args.source.capabilities.exactRange) {
       const kept = keepInRange(batch, cursorIndex, pass.range, pass.includeNulls);
@@ -280,7 +325,11 @@ class TableRun {
    * publishes each unit as it commits.
    */
   private get publishesAtEnd(): boolean {
-    return this.args.target.capabilities.commitModel === "staged" && this.plan.strategy === "delete_insert" && this.plan.commit !== "swap";
+    return (
+      this.args.target.capabilities.commitModel === "staged" &&
+      this.plan.strategy === "delete_insert" &&
+      this.plan.commit !== "swap"
+    );
   }
 
   private async publishStaged(): Promise<void> {
@@ -314,6 +363,7 @@ class TableRun {
       table: this.tableName,
       at: new Date().toISOString(),
       event: "run",
+      ...(this.args.logged ? { state: this.state ?? null } : {}),
       cursor: this.position,
       windowEnd: window?.to ?? null,
       rows: this.unitRows,
@@ -338,6 +388,36 @@ class TableRun {
       position: this.position,
     });
     this.unitRows = 0;
+  }
+
+  /** The log and the data disagree: the data wins, and a visible record says so. */
+  private async reconcile(mismatch: NonNullable<LoggedStart["reconcile"]>): Promise<void> {
+    const unit = await this.args.target.begin(this.plan.target, {
+      strategy: "append",
+      columns: this.columns ?? [],
+      primaryKey: this.plan.primaryKey,
+    });
+    const shown = (v: CursorValue | null) => (v ? cursorToString(v) : "none");
+    const note = `logged cursor ${shown(mismatch.logged)} differs from the data's maximum ${shown(mismatch.data)}: the data wins and the logged state is dropped`;
+    try {
+      await unit.appendRunLog(
+        encodeRunLogRecord({
+          runId: this.args.runId,
+          table: this.tableName,
+          at: new Date().toISOString(),
+          event: "reconcile",
+          state: null,
+          cursor: mismatch.data,
+          rows: 0,
+          note,
+        }),
+      );
+      await unit.commit();
+    } catch (error) {
+      await unit.abort().catch(() => {});
+      throw asSqlloadError(error, "SL305", `reconciling ${this.tableName} failed`, { table: this.tableName });
+    }
+    this.args.emit({ type: "table_reconciled", table: this.tableName, note });
   }
 
   /** Records that windows up to `range.to` hold nothing: an empty window still moves the position. */

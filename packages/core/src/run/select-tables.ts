@@ -21,7 +21,9 @@ export function selectTables<T extends Selectable>(tables: readonly T[], pattern
     if (matches.length === 0) {
       const names = tables.map((t) => t.name);
       throw new SqlloadError("SL114", `no table matches \`${pattern}\``, {
-        hint: names.length ? `Tables: ${names.join(", ")}; sources: ${[...new Set(tables.map((t) => t.source))].join(", ")}.` : "The project has no tables yet.",
+        hint: names.length
+          ? `Tables: ${names.join(", ")}; sources: ${[...new Set(tables.map((t) => t.source))].join(", ")}.`
+          : "The project has no tables yet.",
       });
     }
     for (const m of matches) chosen.add(m);
@@ -30,6 +32,9 @@ export function selectTables<T extends Selectable>(tables: readonly T[], pattern
 }
 
 function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${body}$`);
 }

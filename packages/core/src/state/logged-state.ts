@@ -1,0 +1,47 @@
+import type { CursorValue } from "../cursor/cursor-value.js";
+import { isSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
+import type { Json } from "./json.js";
+import { decodeRunLogRow, type RunLogRecord, type RunLogRow } from "./run-log.js";
+
+/** One entry of a table's history: a record, or a row that could not be read. */
+export type HistoryEntry =
+  | { readonly record: RunLogRecord; readonly index: number }
+  | { readonly error: SqlloadError; readonly row: RunLogRow; readonly index: number };
+
+/** Where a table's run log leaves it. */
+export interface LoggedPosition {
+  /** The position the next run starts from; undefined when there is none (first run, cleared). */
+  readonly state: Json | undefined;
+  /** The data's cursor logged with it. */
+  readonly cursor: CursorValue | null;
+  /** The record that set it. */
+  readonly record: RunLogRecord | undefined;
+  /** An unreadable record after the last reset: it blocks the table until a reset. */
+  readonly blocking: SqlloadError | undefined;
+  readonly history: readonly HistoryEntry[];
+}
+
+/** Decodes a table's run log and finds its current position. Never throws: unreadable rows are entries. */
+export function loggedPosition(rows: readonly RunLogRow[]): LoggedPosition {
+  const history: HistoryEntry[] = rows.map((row, index) => {
+    try {
+      return { record: decodeRunLogRow(row, index), index };
+    } catch (error) {
+      if (!isSqlloadError(error)) throw error;
+      return { error, row, index };
+    }
+  });
+  let record: RunLogRecord | undefined;
+  let blocking: SqlloadError | undefined;
+  for (const entry of history) {
+    if ("error" in entry) {
+      blocking ??= entry.error;
+      continue;
+    }
+    // A reset starts a new position after whatever came before it, readable or not.
+    if (entry.record.event === "reset") blocking = undefined;
+    record = entry.record;
+  }
+  const state = record?.state;
+  return { state: state === null ? undefined : state, cursor: record?.cursor ?? null, record, blocking, history };
+}
