@@ -5,8 +5,6 @@ import {
   type CursorRange,
   type CursorValue,
   cursorKindOf,
-  formatDays,
-  formatMicros,
   type LogicalType,
   SqlloadError,
 } from "@sqlload/core";
@@ -347,25 +345,46 @@ export const DATE_MINUS_INFINITY = -0x80000000;
 export const TIMESTAMP_INFINITY = 0x7fffffffffffffffn;
 export const TIMESTAMP_MINUS_INFINITY = -0x8000000000000000n;
 
+const pad = (n: number | bigint, width: number) => String(n).padStart(width, "0");
+
+/**
+ * `2026-10-12`, or `0044-03-15 BC`, for any day Postgres can hold (JavaScript's Date stops at
+ * year 275760; Postgres dates go to 5874897). Howard Hinnant's days-to-civil, in integers; its
+ * years are astronomical (year 0 is 1 BC).
+ */
+function civilDate(days: number): { text: string; bc: boolean } {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const bc = year <= 0;
+  return { text: `${pad(bc ? 1 - year : year, 4)}-${pad(month, 2)}-${pad(day, 2)}`, bc };
+}
+
 /** A date as Postgres reads it: `2026-10-12`, `0044-03-15 BC`, `infinity`. */
 export function pgDateText(days: number): string {
   if (days >= DATE_INFINITY) return "infinity";
   if (days <= DATE_MINUS_INFINITY) return "-infinity";
-  return withEra(formatDays(days));
+  const { text, bc } = civilDate(days);
+  return bc ? `${text} BC` : text;
 }
 
 /** A timestamp as Postgres reads it, unambiguous whatever the session's time zone: `… .000001+00`. */
 export function pgTimestampText(micros: bigint): string {
   if (micros >= TIMESTAMP_INFINITY) return "infinity";
   if (micros <= TIMESTAMP_MINUS_INFINITY) return "-infinity";
-  return withEra(formatMicros(micros));
-}
-
-/** JavaScript numbers years astronomically (year 0 is 1 BC); Postgres wants `BC`. */
-function withEra(text: string): string {
-  const m = /^(-?\d+)(-.*)$/.exec(text);
-  if (!m || Number(m[1]) > 0) return text;
-  return `${String(1 - Number(m[1])).padStart(4, "0")}${m[2]} BC`;
+  const perDay = 86_400_000_000n;
+  const days = micros >= 0n ? micros / perDay : -((-micros + perDay - 1n) / perDay);
+  const inDay = micros - days * perDay;
+  const seconds = inDay / 1_000_000n;
+  const time = `${pad(seconds / 3600n, 2)}:${pad((seconds % 3600n) / 60n, 2)}:${pad(seconds % 60n, 2)}.${pad(inDay % 1_000_000n, 6)}`;
+  const { text, bc } = civilDate(Number(days));
+  return `${text} ${time}+00${bc ? " BC" : ""}`;
 }
 
 /** A cursor value as a bind parameter (text the server casts to the column's type). */

@@ -24,6 +24,18 @@ import {
 } from "./postgres-dialect.js";
 import type { ResolvedTable } from "./postgres-source.js";
 
+/** Rows `start` to `end` of a batch, sharing its storage where it can. */
+function sliceBatch(batch: RecordBatch, start: number, end: number): RecordBatch {
+  return {
+    schema: batch.schema,
+    length: end - start,
+    columns: batch.columns.map((c) => ({
+      values: Array.isArray(c.values) ? c.values.slice(start, end) : (c.values as Int32Array).subarray(start, end),
+      nulls: c.nulls?.subarray(start, end),
+    })),
+  };
+}
+
 /**
  * One source table held open for its load: a client inside a `REPEATABLE READ READ ONLY`
  * transaction, so every window, the maximum and the first-value probes see one snapshot.
@@ -89,19 +101,39 @@ export class PostgresTableReader implements SourceTableReader {
     let last: CursorValue | null | undefined;
     let bytesSinceLast = 0;
     let completed = false;
-    // Commit points go only between batches whose boundary separates two distinct cursor values,
-    // so rows of one value never straddle a commit.
+    // A commit point goes where two neighbouring rows have distinct cursor values: between
+    // batches when the boundary is one, else at the first change inside the batch (splitting it),
+    // so rows of one value never straddle a commit and every batch with a change offers a point.
     const emit = function* (batch: RecordBatch, bytes: number): Generator<SourceItem> {
-      if (commitPoints && batch.length > 0) {
-        const first = cursorAt(batch, cursor.index, 0);
-        if (last !== undefined && !cursorEquals(last, first)) {
-          yield { kind: "commit-point", bytesSinceLast };
-          bytesSinceLast = 0;
-        }
-        last = cursorAt(batch, cursor.index, batch.length - 1);
+      if (!commitPoints || batch.length === 0) {
+        yield { kind: "batch", batch };
+        return;
       }
-      bytesSinceLast += bytes;
-      yield { kind: "batch", batch };
+      const at = (r: number) => cursorAt(batch, cursor.index, r);
+      let split = -1;
+      if (last !== undefined && !cursorEquals(last, at(0))) split = 0;
+      else {
+        let previous = at(0);
+        for (let r = 1; r < batch.length; r++) {
+          const v = at(r);
+          if (!cursorEquals(previous, v)) {
+            split = r;
+            break;
+          }
+          previous = v;
+        }
+      }
+      last = at(batch.length - 1);
+      if (split < 0) {
+        bytesSinceLast += bytes;
+        yield { kind: "batch", batch };
+        return;
+      }
+      const headBytes = Math.round((bytes * split) / batch.length);
+      if (split > 0) yield { kind: "batch", batch: sliceBatch(batch, 0, split) };
+      yield { kind: "commit-point", bytesSinceLast: bytesSinceLast + headBytes };
+      bytesSinceLast = bytes - headBytes;
+      yield { kind: "batch", batch: split > 0 ? sliceBatch(batch, split, batch.length) : batch };
     };
     try {
       if (request.signal.aborted) onAbort();

@@ -1,0 +1,56 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeNumeric, decodeUuid, encodeNumeric, encodeUuid } from "./copy-binary.js";
+
+const roundTrip = (text: string) => {
+  const encoded = encodeNumeric(text);
+  if (!encoded) throw new Error(`not encoded: ${text}`);
+  return decodeNumeric(new DataView(encoded.buffer, encoded.byteOffset, encoded.byteLength), 0);
+};
+
+describe("numeric", () => {
+  it.each([
+    ["0", "0"],
+    ["-0", "0"],
+    ["0.00", "0.00"],
+    ["1", "1"],
+    ["-1.50", "-1.50"],
+    ["10000", "10000"],
+    ["123456789012345678901234567890.123456789012345678", "123456789012345678901234567890.123456789012345678"],
+    ["0.000000000000000000001", "0.000000000000000000001"],
+    ["007.5", "7.5"],
+    ["9999.9999", "9999.9999"],
+    ["NaN", "NaN"],
+    ["Infinity", "Infinity"],
+    ["-Infinity", "-Infinity"],
+  ])("%s", (input, output) => {
+    expect(roundTrip(input)).toBe(output);
+  });
+
+  it("refuses what is not a decimal number", () => {
+    for (const bad of ["", "1e5", "abc", "1.2.3", "."]) expect(encodeNumeric(bad)).toBeUndefined();
+  });
+
+  it("round-trips any decimal", () => {
+    const digits = (max: number) => fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: 1, maxLength: max });
+    fc.assert(
+      fc.property(fc.boolean(), digits(40), fc.option(digits(40), { nil: undefined }), (negative, int, frac) => {
+        const canonicalInt = int.replace(/^0+(?=\d)/, "");
+        const text = `${negative ? "-" : ""}${canonicalInt}${frac === undefined ? "" : `.${frac}`}`;
+        const zero = !/[1-9]/.test(text);
+        expect(roundTrip(text)).toBe(zero ? text.replace(/^-/, "") : text);
+      }),
+    );
+  });
+});
+
+describe("uuid", () => {
+  it("encodes the forms Postgres accepts and decodes lower case with dashes", () => {
+    const out = Buffer.alloc(16);
+    for (const form of ["A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", "{a0eebc999c0b4ef8bb6d6bb9bd380a11}"]) {
+      expect(encodeUuid(form, out, 0)).toBe(true);
+      expect(decodeUuid(out, 0)).toBe("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
+    }
+    expect(encodeUuid("not-a-uuid", out, 0)).toBe(false);
+  });
+});

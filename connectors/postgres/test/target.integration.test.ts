@@ -1,0 +1,419 @@
+import {
+  type Column,
+  type CommitUnitOptions,
+  type CursorValue,
+  encodeRunLogRecord,
+  isSqlloadError,
+  type LogicalType,
+  type TargetConnection,
+  type TargetTableRef,
+} from "@sqlload/core";
+import type pg from "pg";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { batch, openTarget, rows, type Server, startServer } from "./harness.js";
+
+let server: Server;
+let sql: pg.Pool;
+let url: string;
+let target: TargetConnection;
+
+const T = (kind: Exclude<LogicalType["kind"], "decimal" | "list">): LogicalType => ({ kind }) as LogicalType;
+const col = (name: string, type: LogicalType, nullable = true): Column => ({ name, type, nullable });
+const ts = (value: bigint): CursorValue => ({ kind: "timestamp", value });
+const text = (value: string): CursorValue => ({ kind: "text", value });
+
+const EVENTS: Column[] = [col("id", T("int64"), false), col("at", T("timestamptz")), col("note", T("text"))];
+const T0 = 1791820800000000n; // 2026-10-12 16:00:00 UTC
+
+beforeAll(async () => {
+  server = await startServer();
+  const db = await server.database("target");
+  sql = db.sql;
+  url = db.url;
+  target = await openTarget(url);
+});
+
+afterAll(async () => {
+  await target?.close();
+  await server?.stop();
+});
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  return p.then(
+    () => "resolved",
+    (e) => (isSqlloadError(e) ? e.code : String(e)),
+  );
+}
+
+/** Loads rows through one unit and commits it. */
+async function load(
+  ref: TargetTableRef,
+  columns: readonly Column[],
+  data: readonly Record<string, unknown>[],
+  options: Partial<CommitUnitOptions> & { before?: (unit: import("@sqlload/core").CommitUnit) => Promise<void> } = {},
+): Promise<void> {
+  const ensured = await target.ensureTable(ref, columns, { primaryKey: options.primaryKey });
+  const unit = await target.begin(ref, { strategy: "append", columns: ensured, ...options });
+  try {
+    await options.before?.(unit);
+    if (data.length > 0) await unit.write(batch(columns, data));
+    await unit.commit();
+  } catch (error) {
+    await unit.abort();
+    throw error;
+  }
+}
+
+const ids = async (table: string) =>
+  (await rows<{ id: string }>(sql, `SELECT id FROM ${table} ORDER BY id`)).map((r) => Number(r.id));
+
+describe("ensureTable", () => {
+  const ref = { schema: "evolve", name: "app__t" };
+
+  it("creates the schema, the table and the run log", async () => {
+    const columns = await target.ensureTable(ref, [col("id", T("int32")), col("name", T("text"))], {});
+    expect(columns.map((c) => [c.name, c.type.kind])).toEqual([
+      ["id", "int32"],
+      ["name", "text"],
+    ]);
+    expect(await target.describeTable(ref)).toEqual({ columns });
+    const runLog = await rows(sql, `SELECT 1 FROM pg_tables WHERE schemaname = 'evolve' AND tablename = '_sqlload_runs'`);
+    expect(runLog).toHaveLength(1);
+    expect(await target.describeTable({ schema: "evolve", name: "absent" })).toBeNull();
+  });
+
+  it("adds new columns and keeps wider existing types", async () => {
+    const columns = await target.ensureTable(
+      ref,
+      [col("id", T("int16")), col("name", T("text")), col("score", T("float64"))],
+      {},
+    );
+    expect(columns.map((c) => [c.name, c.type.kind])).toEqual([
+      ["id", "int32"],
+      ["name", "text"],
+      ["score", "float64"],
+    ]);
+  });
+
+  it("throws SL302 naming table, column, old and new type on an incompatible change, changing nothing", async () => {
+    const error = await target
+      .ensureTable(ref, [col("id", T("int64")), col("name", T("text")), col("extra", T("date"))], {})
+      .catch((e) => e);
+    expect(isSqlloadError(error) && error.code).toBe("SL302");
+    expect(error.message).toContain(
+      'column "id" of evolve.app__t is integer (int32) in the target, but the source now has int64',
+    );
+    const after = await target.describeTable(ref);
+    expect(after?.columns.map((c) => c.name)).toEqual(["id", "name", "score"]);
+  });
+});
+
+describe("append and delete_insert", () => {
+  const ref = { schema: "raw", name: "app__events" };
+  const at = (micros: bigint) => micros;
+
+  beforeEach(async () => {
+    await sql.query(`DROP TABLE IF EXISTS raw.app__events`);
+    await load(ref, EVENTS, [
+      { id: 1, at: at(T0 - 1n), note: "before" },
+      { id: 2, at: at(T0), note: "start" },
+      { id: 3, at: at(T0 + 1n), note: "inside" },
+      { id: 4, at: at(T0 + 2n), note: "end" },
+      { id: 5, at: null, note: "null cursor" },
+    ]);
+  });
+
+  it("reads the maximum exactly", async () => {
+    expect(await target.maxCursor(ref, "at", "timestamp")).toEqual(ts(T0 + 2n));
+    expect(await target.maxCursor(ref, "missing", "timestamp")).toBeNull();
+    expect(await target.maxCursor({ schema: "raw", name: "nope" }, "at", "timestamp")).toBeNull();
+  });
+
+  it("deletes half-open ranges: from inclusive, to exclusive, NULLs only when asked", async () => {
+    const unit = await target.begin(ref, {
+      strategy: "delete_insert",
+      columns: EVENTS,
+      cursor: { column: "at", kind: "timestamp" },
+    });
+    await unit.deleteRange({ from: ts(T0), to: ts(T0 + 2n) });
+    await unit.commit();
+    expect(await ids("raw.app__events")).toEqual([1, 4, 5]);
+
+    const again = await target.begin(ref, {
+      strategy: "delete_insert",
+      columns: EVENTS,
+      cursor: { column: "at", kind: "timestamp" },
+    });
+    await again.deleteRange({ from: ts(T0 - 1n), fromInclusive: false });
+    await again.commit();
+    expect(await ids("raw.app__events")).toEqual([1, 5]);
+
+    const nulls = await target.begin(ref, {
+      strategy: "delete_insert",
+      columns: EVENTS,
+      cursor: { column: "at", kind: "timestamp" },
+    });
+    await nulls.deleteRange({}, { includeNulls: true });
+    await nulls.commit();
+    expect(await ids("raw.app__events")).toEqual([]);
+  });
+
+  it("replaces a range with delete_insert in one transaction", async () => {
+    await load(ref, EVENTS, [{ id: 30, at: T0 + 1n, note: "re-read" }], {
+      strategy: "delete_insert",
+      cursor: { column: "at", kind: "timestamp" },
+      before: (unit) => unit.deleteRange({ from: ts(T0) }),
+    });
+    expect(await ids("raw.app__events")).toEqual([1, 5, 30]);
+  });
+
+  it("leaves nothing behind on abort: rows, deletes and run-log records", async () => {
+    const record = encodeRunLogRecord({
+      runId: "r1",
+      table: "raw.app__events",
+      at: "2026-10-12T16:00:00.000Z",
+      event: "run",
+      rows: 1,
+    });
+    const unit = await target.begin(ref, {
+      strategy: "delete_insert",
+      columns: EVENTS,
+      cursor: { column: "at", kind: "timestamp" },
+    });
+    await unit.deleteRange({});
+    await unit.write(batch(EVENTS, [{ id: 99, at: T0, note: "never" }]));
+    await unit.appendRunLog(record);
+    await unit.write(batch(EVENTS, [{ id: 100, at: T0, note: "mid-COPY" }]));
+    await unit.abort();
+    expect(await ids("raw.app__events")).toEqual([1, 2, 3, 4, 5]);
+    expect(await target.readRunLog(ref)).toEqual([]);
+  });
+
+  it("rolls back a unit whose write fails, and the target keeps working", async () => {
+    const narrow = { schema: "raw", name: "app__narrow" };
+    const columns = await target.ensureTable(narrow, [col("id", T("int64")), col("code", T("text"))], {});
+    await sql.query(`ALTER TABLE raw.app__narrow ALTER COLUMN code TYPE varchar(3)`);
+    const unit = await target.begin(narrow, { strategy: "append", columns });
+    const error = await unit
+      .write(batch(columns, [{ id: 1, code: "abc" }]))
+      .then(() => unit.write(batch(columns, [{ id: 2, code: "toolong" }])))
+      .then(() => unit.commit())
+      .catch((e) => e);
+    expect(isSqlloadError(error) && error.code).toBe("SL300");
+    await unit.abort();
+    expect(await ids("raw.app__narrow")).toEqual([]);
+    await load(narrow, columns, [{ id: 3, code: "ok" }]);
+    expect(await ids("raw.app__narrow")).toEqual([3]);
+  });
+
+  it("writes a narrower batch type into a wider column, and fills missing columns with NULL", async () => {
+    await load(ref, [col("id", T("int32"))], [{ id: 7 }]);
+    const [row] = await rows(sql, `SELECT id, at, note FROM raw.app__events WHERE id = 7`);
+    expect(row).toEqual({ id: "7", at: null, note: null });
+  });
+
+  it("writes the run log in the same commit and reads it back in order", async () => {
+    const first = encodeRunLogRecord({
+      runId: "r1",
+      table: "raw.app__events",
+      at: "2026-10-12T16:00:00.123Z",
+      event: "run",
+      rows: 1,
+      cursor: ts(T0),
+      state: { token: "a\u0000b" },
+    });
+    const second = { ...first, runId: "r2", at: "2026-10-12T16:00:01.000Z" };
+    await load(ref, EVENTS, [{ id: 10, at: T0, note: "x" }], { before: (unit) => unit.appendRunLog(first) });
+    await load(ref, EVENTS, [], { before: (unit) => unit.appendRunLog(second) });
+    expect(await target.readRunLog(ref)).toEqual([first, second]);
+    expect(await target.readRunLog({ schema: "raw", name: "app__other" })).toEqual([]);
+    expect(await target.readRunLog({ schema: "nowhere", name: "x" })).toEqual([]);
+  });
+});
+
+describe("text cursors on the target compare by code point", () => {
+  const ref = { schema: "raw", name: "app__words" };
+
+  it("takes the maximum and deletes ranges by code point, whatever the column's collation", async () => {
+    await sql.query(`CREATE TABLE raw.app__words (id int8, word text COLLATE "en-US-x-icu")`);
+    const columns = [col("id", T("int64")), col("word", T("text"))];
+    const words = ["B1", "a9", "\uFFFD", "\u{1F600}", "b", "Z"];
+    await load(
+      ref,
+      columns,
+      words.map((word, i) => ({ id: i, word })),
+    );
+    expect(await target.maxCursor(ref, "word", "text")).toEqual(text("\u{1F600}"));
+    const unit = await target.begin(ref, { strategy: "delete_insert", columns, cursor: { column: "word", kind: "text" } });
+    await unit.deleteRange({ from: text("B1"), to: text("a9") });
+    await unit.commit();
+    const left = (await rows<{ word: string }>(sql, `SELECT word FROM raw.app__words`)).map((r) => r.word).sort();
+    expect(left).toEqual(["a9", "b", "\u{1F600}", "\uFFFD"].sort());
+  });
+});
+
+describe("merge", () => {
+  const ref = { schema: "raw", name: "app__customers" };
+  const columns = [col("id", T("int64")), col("name", T("text")), col("tier", T("int32"))];
+
+  it("upserts on the primary key through a unique index it creates", async () => {
+    await load(ref, columns, [
+      { id: 1, name: "one", tier: 1 },
+      { id: 2, name: "two", tier: 1 },
+    ]);
+    await load(
+      ref,
+      columns,
+      [
+        { id: 2, name: "TWO", tier: 2 },
+        { id: 3, name: "three", tier: 3 },
+      ],
+      { strategy: "merge", primaryKey: ["id"] },
+    );
+    const got = await rows(sql, `SELECT id, name, tier FROM raw.app__customers ORDER BY id`);
+    expect(got).toEqual([
+      { id: "1", name: "one", tier: 1 },
+      { id: "2", name: "TWO", tier: 2 },
+      { id: "3", name: "three", tier: 3 },
+    ]);
+    const indexes = await rows(sql, `SELECT indexname FROM pg_indexes WHERE schemaname = 'raw' AND tablename = 'app__customers'`);
+    expect(indexes).toEqual([{ indexname: "app__customers__sqlload_pk" }]);
+    // A second merge reuses the index.
+    await load(ref, columns, [{ id: 1, name: "ONE", tier: 9 }], { strategy: "merge", primaryKey: ["id"] });
+    expect(await rows(sql, `SELECT name FROM raw.app__customers WHERE id = 1`)).toEqual([{ name: "ONE" }]);
+  });
+
+  it("refuses a key twice within one commit (SL301) and leaves the table as it was", async () => {
+    const error = await load(
+      ref,
+      columns,
+      [
+        { id: 5, name: "a", tier: 1 },
+        { id: 5, name: "b", tier: 1 },
+      ],
+      { strategy: "merge", primaryKey: ["id"] },
+    ).catch((e) => e);
+    expect(isSqlloadError(error) && error.code).toBe("SL301");
+    expect(await ids("raw.app__customers")).toEqual([1, 2, 3]);
+  });
+
+  it("refuses existing duplicates when it creates the index (SL301)", async () => {
+    const dup = { schema: "raw", name: "app__dups" };
+    await load(dup, columns, [
+      { id: 1, name: "a", tier: 1 },
+      { id: 1, name: "b", tier: 1 },
+    ]);
+    const error = await load(dup, columns, [{ id: 2, name: "c", tier: 1 }], { strategy: "merge", primaryKey: ["id"] }).catch(
+      (e) => e,
+    );
+    expect(isSqlloadError(error) && error.code).toBe("SL301");
+  });
+
+  it("merges on a composite key of odd names", async () => {
+    const odd = { schema: 'ra"w', name: 'app__Odd "K" ü' };
+    const oddColumns = [col('K "1"', T("text")), col("k 2", T("int32")), col("välue", T("text"))];
+    await load(odd, oddColumns, [{ 'K "1"': "a", "k 2": 1, välue: "x" }], { strategy: "merge", primaryKey: ['K "1"', "k 2"] });
+    await load(
+      odd,
+      oddColumns,
+      [
+        { 'K "1"': "a", "k 2": 1, välue: "y" },
+        { 'K "1"': "a", "k 2": 2, välue: "z" },
+      ],
+      { strategy: "merge", primaryKey: ["k 2", 'K "1"'] },
+    );
+    const got = await rows(sql, `SELECT * FROM "ra""w"."app__Odd ""K"" ü" ORDER BY "k 2"`);
+    expect(got).toEqual([
+      { 'K "1"': "a", "k 2": 1, välue: "y" },
+      { 'K "1"': "a", "k 2": 2, välue: "z" },
+    ]);
+  });
+});
+
+describe("replace", () => {
+  const ref = { schema: "raw", name: "app__snapshot" };
+  const columns = [col("id", T("int64")), col("v", T("text"))];
+
+  it("builds a new table and swaps it in at commit", async () => {
+    await load(ref, columns, [{ id: 1, v: "old" }]);
+    const unit = await target.begin(ref, { strategy: "replace", columns: [...columns, col("added", T("date"))] });
+    await unit.write(batch(columns, [{ id: 2, v: "new" }]));
+    // Until the commit, readers see the old table.
+    expect(await ids("raw.app__snapshot")).toEqual([1]);
+    await unit.commit();
+    expect(await ids("raw.app__snapshot")).toEqual([2]);
+    const tables = await rows(
+      sql,
+      `SELECT tablename FROM pg_tables WHERE schemaname = 'raw' AND tablename LIKE 'app__snapshot%'`,
+    );
+    expect(tables).toEqual([{ tablename: "app__snapshot" }]);
+    expect((await target.describeTable(ref))?.columns.map((c) => c.name)).toEqual(["id", "v", "added"]);
+  });
+
+  it("drops a leftover new table at begin, and an abort keeps the old table", async () => {
+    await sql.query(`CREATE TABLE raw.app__snapshot__sqlload_new (junk int)`);
+    const unit = await target.begin(ref, { strategy: "replace", columns });
+    await unit.write(batch(columns, [{ id: 3, v: "never" }]));
+    await unit.abort();
+    expect(await ids("raw.app__snapshot")).toEqual([2]);
+    const tables = await rows(
+      sql,
+      `SELECT tablename FROM pg_tables WHERE schemaname = 'raw' AND tablename LIKE 'app__snapshot%'`,
+    );
+    expect(tables).toEqual([{ tablename: "app__snapshot" }, { tablename: "app__snapshot__sqlload_new" }]);
+    await load(ref, columns, [{ id: 4, v: "x" }], { strategy: "replace" });
+    expect(await ids("raw.app__snapshot")).toEqual([4]);
+  });
+
+  it("creates the table when it did not exist, and keeps long names within 63 bytes", async () => {
+    const long = { schema: "raw", name: `app__${"é".repeat(28)}` };
+    const unit = await target.begin(long, { strategy: "replace", columns });
+    await unit.write(batch(columns, [{ id: 1, v: "a" }]));
+    await unit.commit();
+    expect((await target.describeTable(long))?.columns).toHaveLength(2);
+  });
+});
+
+describe("locks", () => {
+  const ref = { schema: "raw", name: "app__locked" };
+
+  it("refuses a second run with a retryable SL306 while the first holds the table", async () => {
+    const held = await target.lockTable!(ref);
+    const other = await openTarget(url);
+    const error = await other.lockTable!(ref).catch((e) => e);
+    expect(isSqlloadError(error) && error.code).toBe("SL306");
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain("raw.app__locked is locked by another sqlload run (backend pid");
+    // Another table is free.
+    await (await other.lockTable!({ schema: "raw", name: "app__free" })).release();
+    await held.release();
+    const next = await other.lockTable!(ref);
+    await next.release();
+    await other.close();
+  });
+
+  it("releases a lock when its connection closes", async () => {
+    const other = await openTarget(url);
+    await other.lockTable!(ref);
+    await other.close();
+    const again = await target.lockTable!(ref);
+    await again.release();
+  });
+});
+
+describe("failures", () => {
+  it("reports a refused target connection as SL308, retryable, with the password redacted", async () => {
+    const dead = await openTarget("postgresql://loader:hunter2@127.0.0.1:1/warehouse");
+    const error = await dead.describeTable({ schema: "raw", name: "x" }).catch((e) => e);
+    expect(isSqlloadError(error) && error.code).toBe("SL308");
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain("postgresql://loader:***@127.0.0.1:1/warehouse");
+    expect(error.message).not.toContain("hunter2");
+    expect(await codeOf(dead.lockTable!({ schema: "raw", name: "x" }))).toBe("SL308");
+    await dead.close();
+  });
+
+  it("refuses to begin on a missing table (except replace)", async () => {
+    expect(await codeOf(target.begin({ schema: "raw", name: "nope" }, { strategy: "append", columns: EVENTS }))).toBe("SL305");
+  });
+});
