@@ -91,9 +91,9 @@ export {
   SqlloadError,
   type SqlloadErrorOptions,
 } from "./errors/sqlload-error.js";
+export { eventToJSON, resultToJSON, runResultsToJSON } from "./events/event-json.js";
 export { type EmitEvent, EVENT_SCHEMA_VERSION, type RunEvent, type TableResult, type TableStatus } from "./events/run-event.js";
 export { CHUNK_BYTES, type CommitMode, commitMode } from "./plan/commit-mode.js";
-
 export { type EndReason, type PlanFlags, type PlanInput, planTable, type TablePlan } from "./plan/plan-table.js";
 export { type ReadStart, readStart, type StartReason } from "./plan/read-start.js";
 export { batchLine, cursorLine, planToJSON, renderPlanTree } from "./plan/render-plan.js";

@@ -1,9 +1,20 @@
 import { Args, Flags } from "@oclif/core";
-import { loadProject, planProject, type RunEvent } from "@sqlload/core";
+import {
+  cursorToString,
+  eventToJSON,
+  type LoadResult,
+  loadProject,
+  planProject,
+  type RunEvent,
+  type TableResult,
+} from "@sqlload/core";
 import { checkOneCursorKind, readFlags } from "../cursor-flags.js";
-import { exitCodeForResults } from "../exit-codes.js";
+import { ExitCode, exitCodeForResults } from "../exit-codes.js";
 import { formatCount, formatSeconds } from "../render/format.js";
 import { lineRenderer } from "../render/line-renderer.js";
+import { peakMemory } from "../render/peak-memory.js";
+import { ProgressRenderer } from "../render/progress-renderer.js";
+import { writeRunResults } from "../run-results-file.js";
 import { SqlloadCommand } from "../sqlload-command.js";
 
 export default class Load extends SqlloadCommand {
@@ -13,14 +24,22 @@ export default class Load extends SqlloadCommand {
 
   loaded raw.app__orders 1,001 rows 0.1s
 
-Tables load independently: a failing table does not stop the others.
+Tables load independently (--concurrency N): a failing table does not stop the others.
 
-Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-caught-up stopped at --max-runs; 75 a table was skipped for a retryable reason (another run holds its lock, the target refused a connection); 130 interrupted.`;
+Bounded backfills: with batch_size and max_windows_per_run (or --max-windows), each run commits at most that many windows per table. --until-caught-up runs passes until every selected table is caught up (at most --max-runs).
+
+Every run writes .sqlload/run_results.json beside sqlload.toml with each table's rows, positions and caughtUp, so a scheduler can run again while any table says "caughtUp": false. --log-format json prints one JSON object per line instead of text (see docs/run-output.md).
+
+Ctrl-C rolls back the window in flight, starts nothing more and exits 130; a second Ctrl-C stops at once.
+
+Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-caught-up stopped at --max-runs before catching up; 75 a table was skipped for a retryable reason (another run holds its lock, the target refused a connection); 130 interrupted.`;
   static override examples = [
     "<%= config.bin %> load",
     "<%= config.bin %> load app__orders",
     "<%= config.bin %> load app --start-cursor 2026-10-01 --end-cursor 2026-10-08",
     "<%= config.bin %> load --reload shop__orders",
+    "<%= config.bin %> load app__orders --max-windows 4 --until-caught-up",
+    "<%= config.bin %> load --log-format json > run.jsonl",
   ];
   static override strict = false;
   static override args = {
@@ -30,45 +49,115 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     ...readFlags,
     concurrency: Flags.integer({ summary: "Tables loaded at once.", default: 1, min: 1 }),
     "fail-fast": Flags.boolean({ summary: "Start no more tables after one fails." }),
+    "max-windows": Flags.integer({
+      summary: "Commit at most N windows per table this run (overrides max_windows_per_run).",
+      min: 1,
+    }),
+    "until-caught-up": Flags.boolean({ summary: "Run passes until every selected table is caught up." }),
+    "max-runs": Flags.integer({ summary: "With --until-caught-up: the most passes to run.", default: 100, min: 1 }),
+    "log-format": Flags.option({
+      options: ["text", "json"] as const,
+      default: "text",
+      summary: "text, or json: one JSON object per line on stdout.",
+    })(),
+    progress: Flags.boolean({
+      summary: "Live progress on a terminal (default when stdout is a terminal and NO_COLOR is unset).",
+      allowNo: true,
+    }),
   };
 
   async run(): Promise<void> {
     const { flags, argv } = await this.parse(Load);
-    const { session } = await this.openProject(flags.project);
+    const { session, config } = await this.openProject(flags.project);
     const controller = new AbortController();
-    const onSignal = () => controller.abort();
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
+    let interrupts = 0;
+    const onSignal = () => {
+      interrupts++;
+      if (interrupts > 1) process.exit(ExitCode.interrupted);
+      if (flags["log-format"] === "text")
+        this.err("interrupted: rolling back the window in flight (Ctrl-C again to stop at once)");
+      controller.abort();
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
     try {
       const tables = await session.select(argv as string[]);
-      const planFlags = { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], reload: flags.reload };
-      if (planFlags.startCursor !== undefined || planFlags.endCursor !== undefined) {
+      const baseFlags = { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], maxWindows: flags["max-windows"] };
+      if (baseFlags.startCursor !== undefined || baseFlags.endCursor !== undefined) {
         // One cursor kind per run, checked before anything is read.
-        checkOneCursorKind((await planProject(session, tables, planFlags, new Date())).prepared, flags);
+        checkOneCursorKind((await planProject(session, tables, baseFlags, new Date())).prepared, flags);
       }
-      const render = lineRenderer(
-        (line) => this.out(line),
-        (line) => this.err(line),
-      );
-      const result = await loadProject(session, tables, {
-        flags: planFlags,
-        concurrency: flags.concurrency,
-        failFast: flags["fail-fast"],
-        emit: (event: RunEvent) => render(event),
-        signal: controller.signal,
-      });
-      const loaded = result.results.filter((r) => r.status === "loaded");
-      const rows = loaded.reduce((sum, r) => sum + r.rows, 0);
-      const failed = result.results.length - loaded.length;
-      this.out(
-        `done: ${loaded.length} of ${result.results.length} table${result.results.length === 1 ? "" : "s"} loaded, ${formatCount(rows)} rows in ${formatSeconds(result.seconds)}${failed ? `, ${failed} not loaded` : ""}`,
-      );
+      const json = flags["log-format"] === "json";
+      const progress = !json && (flags.progress ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));
+      const emit = this.renderer(json, progress);
+      const maxRuns = flags["until-caught-up"] ? flags["max-runs"] : 1;
+      let last: LoadResult | undefined;
+      let pass = 0;
+      const started = Date.now();
+      let totalRows = 0;
+      while (pass < maxRuns) {
+        pass++;
+        // --reload applies to the first pass only.
+        last = await loadProject(session, tables, {
+          flags: { ...baseFlags, reload: flags.reload && pass === 1 },
+          concurrency: flags.concurrency,
+          failFast: flags["fail-fast"],
+          emit,
+          signal: controller.signal,
+        });
+        writeRunResults(config.dir, last, flags["until-caught-up"] ? pass : undefined);
+        totalRows += last.results.reduce((sum, r) => sum + r.rows, 0);
+        const code = exitCodeForResults(last.results, controller.signal.aborted);
+        if (code !== ExitCode.ok || !flags["until-caught-up"] || caughtUp(last.results)) break;
+      }
+      const result = last as LoadResult;
       const code = exitCodeForResults(result.results, controller.signal.aborted);
-      if (code !== 0) this.exit(code);
+      if (!json) this.summary(result, pass, totalRows, (Date.now() - started) / 1000, flags["until-caught-up"]);
+      if (code !== ExitCode.ok) this.exit(code);
+      if (flags["until-caught-up"] && !caughtUp(result.results)) {
+        if (!json) {
+          this.err(`not caught up after ${pass} pass${pass === 1 ? "" : "es"} (--max-runs ${maxRuns}):`);
+          for (const r of result.results.filter((r) => r.caughtUp === false)) {
+            this.err(`  ${r.table} at ${r.positionAfter ? cursorToString(r.positionAfter) : "its start"}`);
+          }
+        }
+        this.exit(ExitCode.notCaughtUp);
+      }
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       await session.close();
     }
   }
+
+  private renderer(json: boolean, progress: boolean): (event: RunEvent) => void {
+    if (json) {
+      return (event) => {
+        const line = eventToJSON(event);
+        if (line) this.out(JSON.stringify(line));
+      };
+    }
+    if (progress) return new ProgressRenderer((text) => process.stdout.write(text)).onEvent;
+    return lineRenderer(
+      (line) => this.out(line),
+      (line) => this.err(line),
+    );
+  }
+
+  private summary(result: LoadResult, passes: number, totalRows: number, seconds: number, looping: boolean): void {
+    const loaded = result.results.filter((r) => r.status === "loaded");
+    const notLoaded = result.results.length - loaded.length;
+    const tables = `${loaded.length} of ${result.results.length} table${result.results.length === 1 ? "" : "s"} loaded`;
+    const rows = looping ? totalRows : loaded.reduce((sum, r) => sum + r.rows, 0);
+    const passText = looping ? ` in ${passes} pass${passes === 1 ? "" : "es"}` : "";
+    const caught = looping && caughtUp(result.results) ? ", caught up" : "";
+    this.out(
+      `done: ${tables}, ${formatCount(rows)} rows${passText} in ${formatSeconds(seconds)}${notLoaded ? `, ${notLoaded} not loaded` : ""}${caught}, peak memory ${peakMemory()}`,
+    );
+  }
+}
+
+/** Every table caught up: those without an end or a per-run bound count as caught up. */
+function caughtUp(results: readonly TableResult[]): boolean {
+  return results.every((r) => r.status === "loaded" && r.caughtUp !== false);
 }

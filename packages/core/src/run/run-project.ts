@@ -66,6 +66,7 @@ export interface LoadOptions {
 
 export interface LoadResult {
   readonly runId: string;
+  readonly startedAt: string;
   readonly results: readonly TableResult[];
   readonly seconds: number;
 }
@@ -101,7 +102,7 @@ export async function loadProject(
   results.sort((a, b) => (order.get(a.table) ?? 0) - (order.get(b.table) ?? 0));
   const seconds = (Date.now() - started) / 1000;
   emit({ type: "run_completed", runId, results, seconds });
-  return { runId, results, seconds };
+  return { runId, startedAt: now.toISOString(), results, seconds };
 }
 
 async function loadOne(

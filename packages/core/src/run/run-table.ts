@@ -238,11 +238,26 @@ class TableRun {
     }
   }
 
+  /** The next item, or SL307 as soon as the run is interrupted: a slow source must not hold a rollback up. */
   private async next(iterator: AsyncIterator<SourceItem>): Promise<IteratorResult<SourceItem>> {
+    const { signal } = this.args;
+    this.throwIfAborted();
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName }));
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
     try {
-      return await iterator.next();
+      return await Promise.race([iterator.next(), aborted]);
     } catch (error) {
+      if (signal.aborted) {
+        // Let the source clean up in the background; its pending read is abandoned.
+        void iterator.return?.().catch(() => {});
+        throw error;
+      }
       throw asSqlloadError(error, "SL304", `reading ${this.plan.source}.${this.plan.key} failed`, { table: this.tableName });
+    } finally {
+      if (onAbort) signal.removeEventListener("abort", onAbort);
     }
   }
 
