@@ -16,7 +16,7 @@ import { from as copyFrom } from "pg-copy-streams";
 import { HEADER, TRAILER } from "./copy-binary.js";
 import { CopyBinaryEncoder } from "./copy-binary-encoder.js";
 import { type ErrorContext, toSqlloadError } from "./errors.js";
-import { findTable, type Queryable, tableColumns } from "./postgres-catalog.js";
+import { defaultCollationIsCodePoint, findTable, type Queryable, tableColumns } from "./postgres-catalog.js";
 import {
   cursorCast,
   cursorExpression,
@@ -28,6 +28,7 @@ import {
   qualifiedName,
   quoteIdent,
   rangeCondition,
+  sortsByCodePoint,
 } from "./postgres-dialect.js";
 import { insertRunLogSql, runLogTableSql } from "./postgres-run-log.js";
 
@@ -117,6 +118,11 @@ export class PostgresCommitUnit implements CommitUnit {
     return new PostgresCommitUnit(client, ref, options, { sql: stage, columns: staged }, existing, context);
   }
 
+  /** Committed or rolled back. */
+  get finished(): boolean {
+    return this.done;
+  }
+
   private assertOpen(): void {
     if (this.done) throw new SqlloadError("SL900", `the commit unit of ${this.display} is already finished`);
   }
@@ -183,8 +189,10 @@ export class PostgresCommitUnit implements CommitUnit {
       const column = this.tableColumns.find((c) => c.name === cursor.column);
       if (!column) return; // no such column: no row can lie in the range
       const kind = cursorKindOfColumn(column) ?? cursor.kind;
+      // A column that already sorts by code point compares as it is, so its own index serves the delete.
+      const native = kind === "text" && sortsByCodePoint(column, await defaultCollationIsCodePoint(this.client));
       const params: string[] = [];
-      const where = rangeCondition(cursorExpression(column, kind, false), range, options.includeNulls ?? false, (v) => {
+      const where = rangeCondition(cursorExpression(column, kind, native), range, options.includeNulls ?? false, (v) => {
         params.push(cursorParameter(v));
         return `$${params.length}::${cursorCast(column, kind)}`;
       });

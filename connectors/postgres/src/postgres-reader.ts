@@ -45,15 +45,32 @@ export class PostgresTableReader implements SourceTableReader {
   private queue: Promise<void> = Promise.resolve();
   private lost: SqlloadError | undefined;
   private closed = false;
+  private released = false;
+  /** A read is in progress and its consumer holds it: anything queued behind it would wait forever. */
+  private reading = false;
 
   constructor(
     private readonly client: pg.PoolClient,
     private readonly table: ResolvedTable,
     private readonly context: (action: string) => ErrorContext,
+    private readonly onClose: () => void = () => undefined,
   ) {}
+
+  /** Gives the client back once; with an error the pool closes it instead of reusing it. */
+  private release(error?: Error): void {
+    if (this.released) return;
+    this.released = true;
+    this.client.release(error);
+  }
 
   /** Waits for the calls before; the returned function lets the next one in. */
   private async turn(): Promise<() => void> {
+    if (this.reading) {
+      throw new SqlloadError(
+        "SL900",
+        `${this.table.display} is being read: finish or stop the read before using its snapshot for anything else`,
+      );
+    }
     let release!: () => void;
     const previous = this.queue;
     this.queue = new Promise((resolve) => {
@@ -89,6 +106,7 @@ export class PostgresTableReader implements SourceTableReader {
 
   private async *items(request: ReadRequest): AsyncGenerator<SourceItem> {
     const release = await this.turn();
+    this.reading = true;
     const { cursor, columns } = this.table;
     const decoder = new CopyBinaryDecoder(
       columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
@@ -150,6 +168,7 @@ export class PostgresTableReader implements SourceTableReader {
       throw mapped;
     } finally {
       request.signal.removeEventListener("abort", onAbort);
+      this.reading = false;
       if (!completed) {
         // A COPY cut short leaves the connection mid-stream: it cannot serve another read, and
         // the snapshot goes with it.
@@ -158,7 +177,7 @@ export class PostgresTableReader implements SourceTableReader {
           hint: "Run again: the table's committed windows are kept.",
         });
         stream.destroy();
-        this.client.release(this.lost);
+        this.release(this.lost);
       }
       release();
     }
@@ -190,14 +209,22 @@ export class PostgresTableReader implements SourceTableReader {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.onClose();
+    // A read still being consumed is cut off: its COPY cannot be finished from here.
+    if (this.reading) {
+      this.closed = true;
+      this.lost ??= new SqlloadError("SL304", `the reader of ${this.table.display} was closed during a read`);
+      this.release(this.lost);
+      return;
+    }
     const release = await this.turn().catch(() => undefined);
     this.closed = true;
     if (!this.lost) {
       try {
         await this.client.query("COMMIT");
-        this.client.release();
+        this.release();
       } catch (error) {
-        this.client.release(error as Error);
+        this.release(error as Error);
       }
     }
     release?.();

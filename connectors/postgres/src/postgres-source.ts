@@ -133,6 +133,8 @@ export class PostgresSource implements SourceConnection {
     snapshot: true,
   };
   private readonly connection: PostgresConnection;
+  /** Open tables hold pooled clients; the pool cannot end until they are back. */
+  private readonly readers = new Set<PostgresTableReader>();
 
   constructor(
     options: PostgresOptions,
@@ -172,7 +174,14 @@ export class PostgresSource implements SourceConnection {
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       const resolved = await resolveTable(client, request, this.name);
-      return new PostgresTableReader(client, resolved, (action) => this.context(action, request.table.key));
+      const reader = new PostgresTableReader(
+        client,
+        resolved,
+        (action) => this.context(action, request.table.key),
+        () => this.readers.delete(reader),
+      );
+      this.readers.add(reader);
+      return reader;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       client.release();
@@ -181,6 +190,7 @@ export class PostgresSource implements SourceConnection {
   }
 
   async close(): Promise<void> {
+    for (const reader of [...this.readers]) await reader.close().catch(() => undefined);
     await this.connection.end();
   }
 }

@@ -49,6 +49,8 @@ export class PostgresTarget implements TargetConnection {
   readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
   private readonly connection: PostgresConnection;
   private readonly locks = new Set<pg.Client>();
+  /** Units in flight hold pooled clients; closing rolls them back so the pool can end. */
+  private units = new Set<PostgresCommitUnit>();
 
   constructor(options: PostgresOptions) {
     this.connection = new PostgresConnection(options);
@@ -151,7 +153,10 @@ export class PostgresTarget implements TargetConnection {
       throw toSqlloadError(error, this.context("connecting", ref));
     });
     try {
-      return await PostgresCommitUnit.begin(client, ref, options, (action) => this.context(action, ref));
+      const unit = await PostgresCommitUnit.begin(client, ref, options, (action) => this.context(action, ref));
+      this.units = new Set([...this.units].filter((u) => !u.finished));
+      this.units.add(unit);
+      return unit;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       client.release();
@@ -209,6 +214,8 @@ export class PostgresTarget implements TargetConnection {
   }
 
   async close(): Promise<void> {
+    for (const unit of this.units) if (!unit.finished) await unit.abort().catch(() => undefined);
+    this.units.clear();
     for (const client of this.locks) await client.end().catch(() => undefined);
     this.locks.clear();
     await this.connection.end();

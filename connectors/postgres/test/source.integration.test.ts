@@ -313,6 +313,21 @@ describe("snapshots, empty tables, odd names, failures", () => {
     expect([...first, ...second].map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
+  it("refuses another question of the snapshot while a read is being consumed, instead of waiting forever", async () => {
+    const request = tableRequest("public.snap", "id");
+    const reader = await source.openTable(request, await source.describeTable(request));
+    const errors: unknown[] = [];
+    try {
+      for await (const item of reader.read(readRequest())) {
+        if (item.kind === "batch") errors.push(await reader.maxCursor?.().catch((e) => e));
+      }
+      expect(errors.map((e) => isSqlloadError(e) && e.code)).toEqual(["SL900"]);
+      expect(await reader.maxCursor?.()).toEqual(int(20n));
+    } finally {
+      await reader.close();
+    }
+  });
+
   it("reads a table with no rows", async () => {
     await sql.query(`CREATE TABLE empty (id int8, at timestamptz)`);
     const request = tableRequest("public.empty", "at");

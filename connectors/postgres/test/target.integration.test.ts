@@ -231,6 +231,21 @@ describe("append and delete_insert", () => {
   });
 });
 
+describe("a table dropped or emptied by hand", () => {
+  it("is followed: no maximum, no description, created again", async () => {
+    const ref = { schema: "raw", name: "app__gone" };
+    await load(ref, EVENTS, [{ id: 1, at: T0, note: "x" }]);
+    expect(await target.maxCursor(ref, "at", "timestamp")).toEqual(ts(T0));
+    await sql.query("TRUNCATE raw.app__gone");
+    expect(await target.maxCursor(ref, "at", "timestamp")).toBeNull();
+    await sql.query("DROP TABLE raw.app__gone");
+    expect(await target.maxCursor(ref, "at", "timestamp")).toBeNull();
+    expect(await target.describeTable(ref)).toBeNull();
+    await load(ref, EVENTS, [{ id: 2, at: T0 + 5n, note: "y" }]);
+    expect(await target.maxCursor(ref, "at", "timestamp")).toEqual(ts(T0 + 5n));
+  });
+});
+
 describe("text cursors on the target compare by code point", () => {
   const ref = { schema: "raw", name: "app__words" };
 

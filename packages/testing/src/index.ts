@@ -1,2 +1,2 @@
 export { createDatabase } from "./create-database.js";
-export { findPostgresBinary, type PostgresInstance, startPostgres } from "./start-postgres.js";
+export { findPostgresBinary, type PostgresInstance, type StartPostgresOptions, startPostgres } from "./start-postgres.js";

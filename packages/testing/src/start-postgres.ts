@@ -26,7 +26,8 @@ const DEBIAN_BIN_ROOT = "/usr/lib/postgresql";
  * Finds a Postgres binary: on PATH first, then in Debian's versioned folders (the `postgresql`
  * package installs there and puts only client wrappers on PATH).
  */
-export function findPostgresBinary(name: "initdb" | "pg_ctl" | "postgres"): string | undefined {
+export function findPostgresBinary(name: "initdb" | "pg_ctl" | "postgres", binDir?: string): string | undefined {
+  if (binDir !== undefined) return existsSync(join(binDir, name)) ? join(binDir, name) : undefined;
   for (const folder of (process.env.PATH ?? "").split(delimiter)) {
     if (folder && existsSync(join(folder, name))) return join(folder, name);
   }
@@ -47,14 +48,15 @@ interface Binaries {
   readonly version: string;
 }
 
-let binaries: Promise<Binaries> | undefined;
+const binaries = new Map<string, Promise<Binaries>>();
 
-async function findBinaries(): Promise<Binaries> {
-  const initdb = findPostgresBinary("initdb");
-  const pgCtl = findPostgresBinary("pg_ctl");
+async function findBinaries(binDir: string | undefined): Promise<Binaries> {
+  const initdb = findPostgresBinary("initdb", binDir);
+  const pgCtl = findPostgresBinary("pg_ctl", binDir);
   if (!initdb || !pgCtl) {
+    const where = binDir === undefined ? "on PATH nor in /usr/lib/postgresql/*/bin" : `in ${binDir}`;
     throw new Error(
-      "Postgres is not installed: `initdb` and `pg_ctl` were found neither on PATH nor in /usr/lib/postgresql/*/bin. " +
+      `Postgres is not installed: \`initdb\` and \`pg_ctl\` were found neither ${where}. ` +
         "Install the server, e.g. `apt-get install -y postgresql` (or run scripts/ensure-postgres.sh).",
     );
   }
@@ -91,7 +93,7 @@ async function makeServerFolder(prefix: string): Promise<string> {
   return dir;
 }
 
-let template: Promise<string> | undefined;
+const templates = new Map<string, Promise<string>>();
 
 /**
  * initdb takes about a second; copying a data directory it made once takes a third of that.
@@ -162,17 +164,27 @@ function installExitHook(): void {
   });
 }
 
+export interface StartPostgresOptions {
+  /** The folder holding initdb and pg_ctl (default: `SQLLOAD_PG_BIN`, PATH, then /usr/lib/postgresql/*\/bin). */
+  readonly binDir?: string;
+}
+
 /**
  * Starts a throwaway Postgres on a free port of 127.0.0.1, in a new temporary folder, with
  * durability off (`fsync`, `synchronous_commit`, `full_page_writes`) since tests never need
  * to survive a power cut. As root the server runs as the `postgres` user via `runuser`.
  */
-export async function startPostgres(): Promise<PostgresInstance> {
-  binaries ??= findBinaries();
-  const bins = await binaries;
-  template ??= templateDataDir(bins);
-  const templateData = await template.catch((error) => {
-    template = undefined;
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresInstance> {
+  const binDir = options.binDir ?? process.env.SQLLOAD_PG_BIN;
+  const key = binDir ?? "";
+  if (!binaries.has(key)) binaries.set(key, findBinaries(binDir));
+  const bins = await (binaries.get(key) as Promise<Binaries>).catch((error) => {
+    binaries.delete(key);
+    throw error;
+  });
+  if (!templates.has(bins.initdb)) templates.set(bins.initdb, templateDataDir(bins));
+  const templateData = await (templates.get(bins.initdb) as Promise<string>).catch((error) => {
+    templates.delete(bins.initdb);
     throw error;
   });
   const dir = await makeServerFolder("sqlload-pg-");
