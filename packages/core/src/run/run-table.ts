@@ -18,6 +18,7 @@ import type { TablePlan } from "../plan/plan-table.js";
 import { windowAt, windowIndexOf } from "../plan/windows.js";
 import type { Json } from "../state/json.js";
 import { encodeRunLogRecord } from "../state/run-log.js";
+import { crashPoint } from "./crash-points.js";
 import { DuplicateKeyCheck } from "./key-check.js";
 import type { LoggedStart } from "./prepare-table.js";
 import { keepInRange } from "./range-filter.js";
@@ -213,8 +214,11 @@ class TableRun {
     while (!pending.done) {
       this.throwIfAborted();
       const item = pending.value;
-      if (item.kind === "batch") await this.write(item.batch, pass);
-      else if (item.kind === "checkpoint") {
+      if (item.kind === "batch") {
+        crashPoint("read");
+        await this.write(item.batch, pass);
+        crashPoint("write");
+      } else if (item.kind === "checkpoint") {
         if (!this.args.logged)
           throw new SqlloadError("SL501", `table ${this.tableName} yielded a checkpoint but keeps no logged state`, {
             table: this.tableName,
@@ -385,7 +389,9 @@ class TableRun {
     });
     try {
       await unit.appendRunLog(record);
+      crashPoint("write");
       await unit.commit();
+      crashPoint("commit");
     } catch (error) {
       throw asSqlloadError(error, "SL305", `committing ${this.tableName} failed`, { table: this.tableName });
     }
