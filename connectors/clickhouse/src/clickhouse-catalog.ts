@@ -1,0 +1,84 @@
+import { qualifiedName, quoteIdent, stringLiteral } from "./clickhouse-dialect.js";
+import type { ClickHouseSession } from "./clickhouse-session.js";
+
+export interface CatalogColumn {
+  readonly name: string;
+  /** As `system.columns.type` prints it: `Nullable(Decimal(18, 2))`. */
+  readonly type: string;
+  readonly nullable: boolean;
+}
+
+export interface CatalogTable {
+  readonly name: string;
+  /** Changes when EXCHANGE TABLES swaps another table in under this name: how a publish tells whether its swap happened. */
+  readonly uuid: string;
+  readonly engine: string;
+  /** `system.tables.sorting_key`: `updated_at, id`. */
+  readonly sortingKey: string;
+  readonly comment: string;
+  readonly columns: readonly CatalogColumn[];
+}
+
+/** A table and its columns, or null when it does not exist (nor its database). */
+export async function describeTable(session: ClickHouseSession, database: string, name: string): Promise<CatalogTable | null> {
+  const tables = await session.query<{ name: string; uuid: string; engine: string; sorting_key: string; comment: string }>(
+    "SELECT name, toString(uuid) AS uuid, engine, sorting_key, comment FROM system.tables WHERE database = {db:String} AND name = {name:String}",
+    { db: database, name },
+  );
+  const table = tables[0];
+  if (!table) return null;
+  const columns = await session.query<{ name: string; type: string }>(
+    "SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {name:String} ORDER BY position",
+    { db: database, name },
+  );
+  return {
+    name: table.name,
+    uuid: table.uuid,
+    engine: table.engine,
+    sortingKey: table.sorting_key,
+    comment: table.comment,
+    columns: columns.map((c) => ({ name: c.name, type: c.type, nullable: /^(LowCardinality\()?Nullable\(/.test(c.type) })),
+  };
+}
+
+export async function tableUuid(session: ClickHouseSession, database: string, name: string): Promise<string | null> {
+  const rows = await session.query<{ uuid: string }>(
+    "SELECT toString(uuid) AS uuid FROM system.tables WHERE database = {db:String} AND name = {name:String}",
+    { db: database, name },
+  );
+  return rows[0]?.uuid ?? null;
+}
+
+/** Tables of `database` whose name starts with `prefix`, with their comments, by name. */
+export async function tablesWithPrefix(
+  session: ClickHouseSession,
+  database: string,
+  prefix: string,
+): Promise<{ name: string; comment: string }[]> {
+  return session.query<{ name: string; comment: string }>(
+    "SELECT name, comment FROM system.tables WHERE database = {db:String} AND startsWith(name, {prefix:String}) ORDER BY name",
+    { db: database, prefix },
+  );
+}
+
+/** The partitions holding active parts: `all` for a table without PARTITION BY. */
+export async function partitionsOf(session: ClickHouseSession, database: string, name: string): Promise<string[]> {
+  const rows = await session.query<{ partition_id: string }>(
+    "SELECT DISTINCT partition_id FROM system.parts WHERE database = {db:String} AND table = {name:String} AND active ORDER BY partition_id",
+    { db: database, name },
+  );
+  return rows.map((r) => r.partition_id);
+}
+
+/** Copies every part of `from` into `to` (hard links, no data rewritten): same structure required. */
+export async function attachAllPartitions(session: ClickHouseSession, database: string, to: string, from: string): Promise<void> {
+  for (const partition of await partitionsOf(session, database, from)) {
+    await session.command(
+      `ALTER TABLE ${qualifiedName(database, to)} ATTACH PARTITION ID ${stringLiteral(partition)} FROM ${qualifiedName(database, from)}`,
+    );
+  }
+}
+
+export async function ensureDatabase(session: ClickHouseSession, database: string): Promise<void> {
+  await session.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(database)}`);
+}

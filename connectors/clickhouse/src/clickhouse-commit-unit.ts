@@ -1,0 +1,240 @@
+import {
+  type Column,
+  type ColumnVector,
+  type CommitUnit,
+  type CommitUnitOptions,
+  type CursorRange,
+  type CursorValue,
+  compareCodePoints,
+  formatTargetTable,
+  type RecordBatch,
+  type RunLogRow,
+  SqlloadError,
+  type TargetTableRef,
+} from "@sqlload/core";
+import { describeTable } from "./clickhouse-catalog.js";
+import { layoutFor } from "./clickhouse-layout.js";
+import { type CursorSpan, emptySpan } from "./clickhouse-range.js";
+import { encodeRowBinary, schemaKey, wireStructure } from "./clickhouse-rowbinary.js";
+import type { ClickHouseSession } from "./clickhouse-session.js";
+import type { TableStage, UnitOp } from "./clickhouse-stage.js";
+import { wrapClickHouseError } from "./errors.js";
+
+/** Rows are sent in inserts of about this size: large enough for few parts, small enough to keep memory flat. */
+export const DEFAULT_FLUSH_BYTES = 32 * 1024 * 1024;
+
+interface Pending {
+  readonly table: string;
+  readonly key: string;
+  readonly structure: string;
+  readonly columns: readonly string[];
+  readonly chunks: Buffer[];
+  bytes: number;
+}
+
+/**
+ * One commit unit on ClickHouse. Its rows go to a staging table of its own (for `replace`, to the
+ * new table), in RowBinary inserts of about `flushBytes`; a range it deletes is only recorded.
+ * `commit` hands both to the table's `TableStage`, where they wait for `publish`; `abort` drops
+ * what the unit made, so nothing of it remains.
+ */
+export class ClickHouseCommitUnit implements CommitUnit {
+  private open = true;
+  private readonly ops: UnitOp[] = [];
+  private readonly runLog: RunLogRow[] = [];
+  /** The staging table rows go to now; a delete after writes starts a new one, keeping the order. */
+  private current: { table: string; span: CursorSpan } | undefined;
+  private build: string | undefined;
+  private pending: Pending | undefined;
+  /** Tables this unit created, dropped if it aborts. */
+  private readonly made: string[] = [];
+  private readonly label: string;
+
+  constructor(
+    private readonly session: ClickHouseSession,
+    private readonly stage: TableStage,
+    private readonly ref: TargetTableRef,
+    private readonly options: CommitUnitOptions,
+    private readonly flushBytes: number = DEFAULT_FLUSH_BYTES,
+  ) {
+    this.label = formatTargetTable(ref);
+    stage.noteUnit(options);
+  }
+
+  async deleteRange(range: CursorRange, options?: { readonly includeNulls?: boolean }): Promise<void> {
+    this.check();
+    const cursor = this.options.cursor;
+    if (!cursor) throw new SqlloadError("SL900", `deleteRange on ${this.label}, which has no cursor column`);
+    if (this.current) {
+      await this.guard(() => this.flush());
+      this.current = undefined;
+    }
+    this.ops.push({
+      op: "delete",
+      column: cursor.column,
+      kind: cursor.kind,
+      range,
+      includeNulls: options?.includeNulls ?? false,
+    });
+  }
+
+  async write(batch: RecordBatch): Promise<void> {
+    this.check();
+    if (batch.length === 0) return;
+    await this.guard(async () => {
+      const table = await this.destination(batch);
+      if (this.current && this.current.table === table) trackSpan(this.current.span, batch, this.options.cursor?.column);
+      const key = schemaKey(batch.schema);
+      if (this.pending && (this.pending.key !== key || this.pending.table !== table)) await this.flush();
+      this.pending ??= {
+        table,
+        key,
+        structure: wireStructure(batch.schema),
+        columns: batch.schema.map((c) => c.name),
+        chunks: [],
+        bytes: 0,
+      };
+      const data = encodeRowBinary(batch);
+      this.pending.chunks.push(data);
+      this.pending.bytes += data.length;
+      if (this.pending.bytes >= this.flushBytes) await this.flush();
+    });
+  }
+
+  appendRunLog(row: RunLogRow): Promise<void> {
+    this.check();
+    this.runLog.push(row);
+    return Promise.resolve();
+  }
+
+  async commit(): Promise<void> {
+    this.check();
+    try {
+      await this.guard(async () => {
+        if (this.options.strategy === "replace" && !this.build && this.options.columns.length > 0) {
+          // No rows, but known columns: the table becomes empty.
+          await this.createBuild(this.options.columns);
+        }
+        await this.flush();
+        await this.stage.commitUnit(this.ops, this.runLog, this.build);
+      });
+      this.open = false;
+      // The stage owns the unit's tables now.
+      this.made.length = 0;
+    } catch (error) {
+      await this.abort();
+      throw error;
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (!this.open && this.made.length === 0) return;
+    this.open = false;
+    this.pending = undefined;
+    const made = this.made.splice(0);
+    await this.stage.drop(made).catch(() => undefined);
+  }
+
+  /** The table the rows go to, created on first use. */
+  private async destination(batch: RecordBatch): Promise<string> {
+    const columns = this.options.columns.length > 0 ? this.options.columns : batch.schema;
+    if (this.options.strategy === "replace") {
+      if (!this.build) await this.createBuild(columns);
+      return this.build as string;
+    }
+    if (!this.current) {
+      const layout = await this.stage.resolveLayout(this.options, columns);
+      const table = this.stage.newName("stage");
+      await this.stage.createTable(table, layout);
+      this.made.push(table);
+      this.current = { table, span: emptySpan() };
+      this.ops.push({ op: "rows", table, span: this.current.span });
+    }
+    return this.current.table;
+  }
+
+  private async createBuild(columns: readonly Column[]): Promise<void> {
+    const target = await describeTable(this.session, this.ref.schema, this.ref.name);
+    const name = this.stage.newName("build");
+    await this.stage.createTable(name, layoutFor(target, this.options, columns));
+    this.made.push(name);
+    this.build = name;
+  }
+
+  private async flush(): Promise<void> {
+    const pending = this.pending;
+    this.pending = undefined;
+    if (!pending || pending.bytes === 0) return;
+    const data = pending.chunks.length === 1 ? (pending.chunks[0] as Buffer) : Buffer.concat(pending.chunks);
+    await this.session.insertRowBinary(this.ref.schema, pending.table, pending.columns, pending.structure, data);
+  }
+
+  private check(): void {
+    if (!this.open) throw new SqlloadError("SL900", `the commit unit of ${this.label} was used after it ended`);
+  }
+
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw wrapClickHouseError(error, "SL305", `writing ${this.label} failed`, this.label);
+    }
+  }
+}
+
+/** Widens `span` by the cursor values of a batch (code point order for text). */
+function trackSpan(span: CursorSpan, batch: RecordBatch, column: string | undefined): void {
+  span.rows += batch.length;
+  if (!column) return;
+  const index = batch.schema.findIndex((c) => c.name === column);
+  if (index < 0) return;
+  const kind = (batch.schema[index] as Column).type.kind;
+  const vector = batch.columns[index] as ColumnVector;
+  const text = kind === "text";
+  let min: unknown;
+  let max: unknown;
+  for (let i = 0; i < batch.length; i++) {
+    if (vector.nulls?.[i] === 1) {
+      span.nulls = true;
+      continue;
+    }
+    const v = vector.values[i];
+    if (min === undefined) {
+      min = v;
+      max = v;
+    } else if (text) {
+      if (compareCodePoints(v as string, min as string) < 0) min = v;
+      else if (compareCodePoints(v as string, max as string) > 0) max = v;
+    } else if ((v as number) < (min as number)) min = v;
+    else if ((v as number) > (max as number)) max = v;
+  }
+  if (min === undefined) return;
+  const lo = cursorOf(kind, min);
+  const hi = cursorOf(kind, max);
+  if (!lo || !hi) return;
+  if (!span.min || lessThan(lo, span.min)) span.min = lo;
+  if (!span.max || lessThan(span.max, hi)) span.max = hi;
+}
+
+function cursorOf(kind: string, value: unknown): CursorValue | undefined {
+  switch (kind) {
+    case "int16":
+    case "int32":
+    case "int64":
+      return { kind: "integer", value: BigInt(value as number | bigint) };
+    case "date":
+      return { kind: "date", value: value as number };
+    case "timestamp":
+    case "timestamptz":
+      return { kind: "timestamp", value: value as bigint };
+    case "text":
+      return { kind: "text", value: value as string };
+    default:
+      return undefined;
+  }
+}
+
+function lessThan(a: CursorValue, b: CursorValue): boolean {
+  if (a.kind === "text" && b.kind === "text") return compareCodePoints(a.value, b.value) < 0;
+  return (a.value as bigint | number) < (b.value as bigint | number);
+}

@@ -1,0 +1,94 @@
+import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
+import { qualifiedName } from "./clickhouse-dialect.js";
+import type { ClickHouseSession } from "./clickhouse-session.js";
+
+/**
+ * The run log: `<database>._sqlload_runs`, one row per commit, append-only. `target_name` is the
+ * table (in this database) a record belongs to and what reads filter on; `table_name` keeps the
+ * record's own `table` text. `pos` orders a table's records: the next numbers after the largest,
+ * taken while the publish holds the table's lock. `publish_id` names the publish that wrote a
+ * record, so a publish finished after a crash never writes its records twice.
+ */
+const COLUMNS = `target_name String, pos UInt64, publish_id String, run_id String, table_name String, at String,
+  format_version UInt32, body String, written_at DateTime64(6, 'UTC') DEFAULT now64(6)`;
+
+export async function ensureRunLogTable(session: ClickHouseSession, database: string): Promise<void> {
+  await session.command(
+    `CREATE TABLE IF NOT EXISTS ${qualifiedName(database, RUN_LOG_TABLE)} (${COLUMNS}) ENGINE = MergeTree ORDER BY (target_name, pos)`,
+  );
+}
+
+export async function runLogExists(session: ClickHouseSession, database: string): Promise<boolean> {
+  const rows = await session.query<{ n: string }>(
+    "SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}",
+    { db: database, name: RUN_LOG_TABLE },
+  );
+  return Number(rows[0]?.n ?? 0) > 0;
+}
+
+/** Whether records of this publish are in the log already. */
+export async function hasPublish(
+  session: ClickHouseSession,
+  database: string,
+  targetName: string,
+  publishId: string,
+): Promise<boolean> {
+  if (!(await runLogExists(session, database))) return false;
+  const rows = await session.query<{ n: string }>(
+    `SELECT count() AS n FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} AND publish_id = {p:String}`,
+    { t: targetName, p: publishId },
+  );
+  return Number(rows[0]?.n ?? 0) > 0;
+}
+
+/** Appends a publish's records in one INSERT (one block: all of them land or none). */
+export async function insertRunLog(
+  session: ClickHouseSession,
+  database: string,
+  targetName: string,
+  publishId: string,
+  rows: readonly RunLogRow[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await ensureRunLogTable(session, database);
+  const last = await session.query<{ pos: string }>(
+    `SELECT max(pos) AS pos FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String}`,
+    { t: targetName },
+  );
+  const base = BigInt(last[0]?.pos ?? "0");
+  await session.insertJSON(
+    database,
+    RUN_LOG_TABLE,
+    rows.map((row, i) => ({
+      target_name: targetName,
+      pos: (base + BigInt(i + 1)).toString(),
+      publish_id: publishId,
+      run_id: row.runId,
+      table_name: row.table,
+      at: row.at,
+      format_version: row.formatVersion,
+      body: row.body,
+    })),
+  );
+}
+
+export async function selectRunLog(session: ClickHouseSession, database: string, targetName: string): Promise<RunLogRow[]> {
+  if (!(await runLogExists(session, database))) return [];
+  const rows = await session.query<{
+    run_id: string;
+    table_name: string;
+    at: string;
+    format_version: number | string;
+    body: string;
+  }>(
+    `SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} ORDER BY pos`,
+    { t: targetName },
+  );
+  return rows.map((r) => ({
+    runId: r.run_id,
+    table: r.table_name,
+    at: r.at,
+    formatVersion: Number(r.format_version),
+    body: r.body,
+  }));
+}

@@ -1,0 +1,248 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { unlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Readable } from "node:stream";
+import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@clickhouse/client";
+import { SqlloadError } from "@sqlload/core";
+import { qualifiedName, quoteIdent, stringLiteral } from "./clickhouse-dialect.js";
+import { wrapClickHouseError } from "./errors.js";
+
+/** Query parameters, bound by the server (`{name:Type}` in the SQL), never spliced into it. */
+export type Params = Readonly<Record<string, string | number | boolean>>;
+
+/**
+ * Settings every statement runs with. 64-bit integers and decimals come back as JSON strings so
+ * no digit is lost to a JS number; a NULL into a non-Nullable column fails instead of silently
+ * becoming 0 or ''; lightweight DELETE returns once its rows are gone.
+ */
+export const SESSION_SETTINGS: ClickHouseSettings = {
+  output_format_json_quote_64bit_integers: 1,
+  output_format_json_quote_decimals: 1,
+  insert_null_as_default: 0,
+  lightweight_deletes_sync: "2",
+};
+
+/**
+ * The statements the connector needs, over a ClickHouse server (HTTP) or chdb (in process).
+ * Both go through @clickhouse/client; only RowBinary inserts differ: over HTTP the bytes are the
+ * request body of `INSERT … SELECT FROM input(…)`, while chdb's client bridge passes bodies as
+ * UTF-8 text, so there they go through a temporary file and `file(…, 'RowBinary', …)`.
+ */
+export interface ClickHouseSession {
+  readonly kind: "server" | "chdb";
+  /** Where the data lives, for messages: the URL without credentials, or the chdb folder. */
+  readonly where: string;
+  query<T>(sql: string, params?: Params): Promise<T[]>;
+  command(sql: string, params?: Params): Promise<void>;
+  /** `INSERT INTO database.table (columns) SELECT * FROM <RowBinary rows of structure>`. */
+  insertRowBinary(database: string, table: string, columns: readonly string[], structure: string, data: Buffer): Promise<void>;
+  /** Inserts a few rows as JSONEachRow (one block, so all or none land). */
+  insertJSON(database: string, table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  release(): Promise<void>;
+}
+
+export interface ServerOptions {
+  readonly url: string;
+  readonly username?: string | undefined;
+  readonly password?: string | undefined;
+  readonly database?: string | undefined;
+}
+
+abstract class BaseSession implements ClickHouseSession {
+  abstract readonly kind: "server" | "chdb";
+  abstract readonly where: string;
+
+  constructor(protected readonly client: ClickHouseClient) {}
+
+  protected run<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
+  query<T>(sql: string, params?: Params): Promise<T[]> {
+    return this.run(async () => {
+      const result = await this.client.query({ query: sql, format: "JSONEachRow", ...(params ? { query_params: params } : {}) });
+      return (await result.json()) as T[];
+    });
+  }
+
+  command(sql: string, params?: Params): Promise<void> {
+    return this.run(async () => {
+      await this.client.command({ query: sql, ...(params ? { query_params: params } : {}) });
+    });
+  }
+
+  insertJSON(database: string, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
+    return this.run(async () => {
+      await this.client.insert({ table: qualifiedName(database, table), values: [...rows], format: "JSONEachRow" });
+    });
+  }
+
+  abstract insertRowBinary(
+    database: string,
+    table: string,
+    columns: readonly string[],
+    structure: string,
+    data: Buffer,
+  ): Promise<void>;
+  abstract release(): Promise<void>;
+}
+
+class ServerSession extends BaseSession {
+  readonly kind = "server" as const;
+
+  constructor(
+    client: ClickHouseClient,
+    readonly where: string,
+  ) {
+    super(client);
+  }
+
+  insertRowBinary(database: string, table: string, columns: readonly string[], structure: string, data: Buffer): Promise<void> {
+    return this.run(async () => {
+      const result = await this.client.exec({
+        query: `INSERT INTO ${qualifiedName(database, table)} (${columns.map(quoteIdent).join(", ")}) SELECT * FROM input(${stringLiteral(structure)}) FORMAT RowBinary`,
+        values: Readable.from([data]),
+      });
+      // The response body is empty, but the socket is only reused once it has been read.
+      for await (const _ of result.stream) {
+        // drain
+      }
+    });
+  }
+
+  release(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/** One chdb engine per process and folder (chdb binds a single folder per process): shared, counted. */
+interface SharedChdb {
+  readonly client: ClickHouseClient;
+  readonly folder: string;
+  /** Where RowBinary files wait for `file()`; removed when the last user releases. */
+  readonly spool: string;
+  users: number;
+  /** chdb runs statements one at a time anyway; queueing them here keeps callers' order. */
+  queue: Promise<unknown>;
+}
+
+const chdbs = new Map<string, Promise<SharedChdb>>();
+
+class ChdbSession extends BaseSession {
+  readonly kind = "chdb" as const;
+  private released = false;
+
+  constructor(private readonly shared: SharedChdb) {
+    super(shared.client);
+  }
+
+  get where(): string {
+    return this.shared.folder;
+  }
+
+  protected override run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.released)
+      return Promise.reject(new SqlloadError("SL900", `the chdb session ${this.where} was used after it was closed`));
+    const result = this.shared.queue.then(work);
+    this.shared.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async insertRowBinary(
+    database: string,
+    table: string,
+    columns: readonly string[],
+    structure: string,
+    data: Buffer,
+  ): Promise<void> {
+    const file = join(this.shared.spool, `${randomBytes(6).toString("hex")}.bin`);
+    await writeFile(file, data);
+    try {
+      await this.command(
+        `INSERT INTO ${qualifiedName(database, table)} (${columns.map(quoteIdent).join(", ")}) SELECT * FROM file(${stringLiteral(file)}, 'RowBinary', ${stringLiteral(structure)})`,
+      );
+    } finally {
+      await unlink(file).catch(() => undefined);
+    }
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    await this.shared.queue;
+    if (--this.shared.users > 0) return;
+    chdbs.delete(this.shared.folder);
+    rmSync(this.shared.spool, { recursive: true, force: true });
+    await this.shared.client.close();
+  }
+}
+
+export async function openServer(options: ServerOptions): Promise<ClickHouseSession> {
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    throw new SqlloadError("SL107", "the ClickHouse target's `url` is not a URL", {
+      hint: "Write it as http://host:8123 (or https://host:8443), optionally with user:password@ before the host.",
+    });
+  }
+  const where = `${url.protocol}//${url.host}${url.pathname === "/" ? "" : url.pathname}`;
+  const client = createClient({
+    url: options.url,
+    ...(options.username !== undefined ? { username: options.username } : {}),
+    ...(options.password !== undefined ? { password: options.password } : {}),
+    ...(options.database !== undefined ? { database: options.database } : {}),
+    clickhouse_settings: SESSION_SETTINGS,
+    application: "sqlload",
+  });
+  const session = new ServerSession(client, where);
+  try {
+    await session.query("SELECT 1");
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw wrapClickHouseError(error, "SL308", `cannot connect to ClickHouse at ${where}`);
+  }
+  return session;
+}
+
+/** Opens (or shares) the chdb engine on `folder`, relative to `projectDir`. */
+export async function openChdb(folder: string, projectDir: string): Promise<ClickHouseSession> {
+  const path = resolve(projectDir, folder);
+  let pending = chdbs.get(path);
+  if (!pending) {
+    pending = createChdb(path);
+    chdbs.set(path, pending);
+    pending.catch(() => chdbs.delete(path));
+  }
+  const shared = await pending;
+  shared.users++;
+  return new ChdbSession(shared);
+}
+
+async function createChdb(folder: string): Promise<SharedChdb> {
+  let createChdbConnection: (options: { path: string }) => unknown;
+  try {
+    const module = (await import("chdb/connection")) as {
+      createChdbConnection?: typeof createChdbConnection;
+      default?: { createChdbConnection: typeof createChdbConnection };
+    };
+    createChdbConnection = (module.createChdbConnection ?? module.default?.createChdbConnection) as typeof createChdbConnection;
+  } catch (cause) {
+    throw new SqlloadError("SL400", "`chdb_path` needs the chdb package, which is not installed", {
+      cause,
+      hint: "Install it beside the connector: `npm i -D chdb` (ClickHouse in process, about 180 MB), or give `url` of a ClickHouse server instead.",
+    });
+  }
+  let client: ClickHouseClient;
+  try {
+    const connection = createChdbConnection({ path: folder });
+    client = createClient({ connection: connection as never, clickhouse_settings: SESSION_SETTINGS });
+  } catch (error) {
+    throw wrapClickHouseError(error, "SL308", `cannot open chdb in ${folder}`);
+  }
+  const spool = mkdtempSync(join(tmpdir(), "sqlload-chdb-"));
+  return { client, folder, spool, users: 0, queue: Promise.resolve() };
+}

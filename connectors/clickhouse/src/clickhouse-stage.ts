@@ -1,0 +1,412 @@
+import {
+  type Column,
+  type CommitUnitOptions,
+  type CursorKind,
+  type CursorRange,
+  type CursorValue,
+  compareCursor,
+  type RunLogRow,
+  SqlloadError,
+  type TargetTableRef,
+} from "@sqlload/core";
+import { attachAllPartitions, describeTable, tablesWithPrefix, tableUuid } from "./clickhouse-catalog.js";
+import { qualifiedName, quoteIdent, stringLiteral } from "./clickhouse-dialect.js";
+import { createTableSql, type Layout, layoutFor } from "./clickhouse-layout.js";
+import { auxName, auxPrefix } from "./clickhouse-names.js";
+import { anyOf, type CursorSpan, deletesEverything, rangeCondition, spanMayOverlap } from "./clickhouse-range.js";
+import { ensureRunLogTable, hasPublish, insertRunLog, selectRunLog } from "./clickhouse-run-log.js";
+import type { ClickHouseSession } from "./clickhouse-session.js";
+
+/** A range a unit deleted, kept until publish applies it to the target's rows. */
+export interface StagedDelete {
+  readonly column: string;
+  readonly kind: CursorKind;
+  readonly range: CursorRange;
+  readonly includeNulls: boolean;
+}
+
+/** What a commit unit did, in order: deletes, and rows written into a staging table of its own. */
+export type UnitOp =
+  | ({ readonly op: "delete" } & StagedDelete)
+  | { readonly op: "rows"; readonly table: string; readonly span: CursorSpan };
+
+/** A publish's decision, kept in its journal table's comment; the run-log records are the journal's rows. */
+interface Journal {
+  readonly v: 1;
+  readonly id: string;
+  /** The table that becomes the target; null for a publish that only logs. */
+  readonly build: string | null;
+  /** The target's UUID before the swap (null: it did not exist) and the build table's. */
+  readonly before: string | null;
+  readonly after: string | null;
+}
+
+const JOURNAL_COLUMNS = "run_id String, table_name String, at String, format_version UInt32, body String, seq UInt32";
+
+/**
+ * The staged state of one target table in one connection: how ClickHouse, which has no
+ * transactions, gets the commit contract.
+ *
+ * A commit unit writes its rows into a staging table of its own, so an aborted unit is dropped
+ * whole. At `commit`, its rows join the table's *accumulated* rows (parts moved by ATTACH
+ * PARTITION, never rewritten) and the ranges it deleted are applied to the rows accumulated
+ * before it and kept for the target. Nothing of this is visible.
+ *
+ * `publish` makes it visible at once: it assembles a build table (the target's parts, hard-linked,
+ * minus the deleted ranges, plus the accumulated rows), records its decision in a journal, swaps
+ * the build table in with EXCHANGE TABLES (atomic), appends the run-log records, and drops what is
+ * left. A crash before the journal leaves the target as it was; after it, the next run finishes
+ * the publish (`recover`): whether the swap happened is read from the target's UUID, which
+ * EXCHANGE changes, and the records are appended once (they carry the publish id).
+ */
+export class TableStage {
+  /** Auxiliary tables this connection made for the table and has not dropped. */
+  readonly tables = new Set<string>();
+  private layout: Layout | undefined;
+  private acc: string | undefined;
+  private accSpan: CursorSpan | undefined;
+  private deletes: StagedDelete[] = [];
+  private baseDropped = false;
+  private replaceBuild: string | undefined;
+  private runLog: RunLogRow[] = [];
+  private units = 0;
+  private options: CommitUnitOptions | undefined;
+  private seq = 0;
+  /** Whether leftovers of earlier runs were dealt with in this connection. */
+  recovered = false;
+
+  constructor(
+    private readonly session: ClickHouseSession,
+    readonly ref: TargetTableRef,
+    private readonly token: string,
+  ) {}
+
+  private get db(): string {
+    return this.ref.schema;
+  }
+
+  /** A fresh name for an auxiliary table of this connection (registered for cleanup). */
+  newName(kind: "stage" | "build", suffix = ""): string {
+    const name = auxName(kind, this.ref.name, `${this.token}_${++this.seq}${suffix}`);
+    this.tables.add(name);
+    return name;
+  }
+
+  /** The layout of this publish's tables, fixed by the first unit that needs one. */
+  async resolveLayout(options: CommitUnitOptions, columns: readonly Column[]): Promise<Layout> {
+    this.options ??= options;
+    if (!this.layout) {
+      const target = await describeTable(this.session, this.db, this.ref.name);
+      this.layout = layoutFor(target, options, columns);
+    }
+    return this.layout;
+  }
+
+  /** Creates a table of `layout` (a `replace` unit passes its own). */
+  async createTable(name: string, layout: Layout): Promise<void> {
+    await this.session.command(createTableSql(this.db, name, layout, this.ref.name));
+  }
+
+  noteUnit(options: CommitUnitOptions): void {
+    this.options ??= options;
+  }
+
+  async drop(names: Iterable<string>): Promise<void> {
+    for (const name of [...names]) {
+      await this.session.command(`DROP TABLE IF EXISTS ${qualifiedName(this.db, name)} SYNC`);
+      this.tables.delete(name);
+    }
+  }
+
+  /** Takes in a committed unit: its deletes and rows join the staged state, in the order the unit did them. */
+  async commitUnit(ops: readonly UnitOp[], runLog: readonly RunLogRow[], build: string | undefined): Promise<void> {
+    if (build) {
+      // A new table replaces everything staged before it.
+      await this.drop([...(this.acc ? [this.acc] : []), ...(this.replaceBuild ? [this.replaceBuild] : [])]);
+      this.acc = undefined;
+      this.accSpan = undefined;
+      this.deletes = [];
+      this.baseDropped = false;
+      this.replaceBuild = build;
+    }
+    for (const op of ops) {
+      if (op.op === "delete") await this.stageDelete(op);
+      else await this.stageRows(op.table, op.span);
+    }
+    this.runLog.push(...runLog);
+    this.units++;
+  }
+
+  private async stageDelete(del: StagedDelete): Promise<void> {
+    if (deletesEverything(del.range, del.includeNulls)) {
+      this.baseDropped = true;
+      this.deletes = [];
+      if (this.acc) await this.drop([this.acc]);
+      this.acc = undefined;
+      this.accSpan = undefined;
+      return;
+    }
+    this.deletes.push(del);
+    if (this.acc && spanMayOverlap(this.accSpan, del.range, del.includeNulls)) {
+      const condition = rangeCondition(quoteIdent(del.column), del.kind, del.range, del.includeNulls);
+      await this.session.command(`DELETE FROM ${qualifiedName(this.db, this.acc)} WHERE ${condition.sql}`, condition.params);
+    }
+  }
+
+  private async stageRows(table: string, span: CursorSpan): Promise<void> {
+    if (span.rows === 0) {
+      await this.drop([table]);
+      return;
+    }
+    if (!this.acc) {
+      this.acc = table;
+      this.accSpan = { ...span };
+      return;
+    }
+    await attachAllPartitions(this.session, this.db, this.acc, table);
+    await this.drop([table]);
+    this.accSpan = unionSpan(this.accSpan, span);
+  }
+
+  get pending(): boolean {
+    return this.units > 0;
+  }
+
+  /** Makes every committed unit visible at once (see the class comment). */
+  async publish(): Promise<void> {
+    if (this.units === 0) return;
+    const target = await describeTable(this.session, this.db, this.ref.name);
+    let build: string | undefined;
+    if (this.replaceBuild) {
+      build = this.replaceBuild;
+      if (this.acc) await attachAllPartitions(this.session, this.db, build, this.acc);
+    } else if (this.acc && !target) {
+      // A new table: the accumulated rows already are it.
+      build = this.acc;
+    } else if (this.acc || (target && (this.deletes.length > 0 || this.baseDropped))) {
+      build = this.newName("build");
+      const layout = this.layout ?? (target && this.options ? layoutFor(target, this.options, []) : undefined);
+      if (!layout) throw new SqlloadError("SL900", `no layout to publish ${this.ref.schema}.${this.ref.name} with`);
+      await this.createTable(build, layout);
+      if (target && !this.baseDropped) {
+        if (layout.kind === "like") await attachAllPartitions(this.session, this.db, build, this.ref.name);
+        else {
+          // The target changes engine (a table becoming `merge`): its rows are copied once.
+          const names = layout.columns.map((c) => c.name).filter((n) => target.columns.some((c) => c.name === n));
+          const list = names.map(quoteIdent).join(", ");
+          await this.session.command(
+            `INSERT INTO ${qualifiedName(this.db, build)} (${list}) SELECT ${list} FROM ${qualifiedName(this.db, this.ref.name)}`,
+          );
+        }
+        if (this.deletes.length > 0) {
+          const condition = anyOf(
+            coalesce(this.deletes).map((d, i) => rangeCondition(quoteIdent(d.column), d.kind, d.range, d.includeNulls, `d${i}_`)),
+          );
+          await this.session.command(`DELETE FROM ${qualifiedName(this.db, build)} WHERE ${condition.sql}`, condition.params);
+        }
+      }
+      if (this.acc) await attachAllPartitions(this.session, this.db, build, this.acc);
+    }
+    const id = `${this.token}_${++this.seq}`;
+    const journal: Journal = {
+      v: 1,
+      id,
+      build: build ?? null,
+      before: target?.uuid ?? null,
+      after: build ? await tableUuid(this.session, this.db, build) : null,
+    };
+    await ensureRunLogTable(this.session, this.db);
+    await this.writeJournal(journal);
+    const name = auxName("publish", this.ref.name, id);
+    await applyJournal(this.session, this.ref, name, journal, this.runLog);
+    if (build) this.tables.delete(build);
+    if (this.acc && this.acc !== build) await this.drop([this.acc]);
+    this.reset();
+  }
+
+  /**
+   * Writes the journal under a staging name, then renames it into place: the rename is the
+   * decision (atomic), so a journal is either complete or a leftover the next run drops.
+   */
+  private async writeJournal(journal: Journal): Promise<void> {
+    const pending = this.newName("stage", "_journal");
+    await this.session.command(
+      `CREATE TABLE ${qualifiedName(this.db, pending)} (${JOURNAL_COLUMNS}) ENGINE = MergeTree ORDER BY seq COMMENT ${stringLiteral(JSON.stringify(journal))}`,
+    );
+    await this.session.insertJSON(
+      this.db,
+      pending,
+      this.runLog.map((r, i) => ({
+        run_id: r.runId,
+        table_name: r.table,
+        at: r.at,
+        format_version: r.formatVersion,
+        body: r.body,
+        seq: i,
+      })),
+    );
+    const name = auxName("publish", this.ref.name, journal.id);
+    await this.session.command(`RENAME TABLE ${qualifiedName(this.db, pending)} TO ${qualifiedName(this.db, name)}`);
+    this.tables.delete(pending);
+  }
+
+  /** Forgets every unit not yet published and drops their tables (a run that stopped or failed). */
+  async discard(): Promise<void> {
+    await this.drop([...this.tables]);
+    this.reset();
+  }
+
+  private reset(): void {
+    this.layout = undefined;
+    this.acc = undefined;
+    this.accSpan = undefined;
+    this.deletes = [];
+    this.baseDropped = false;
+    this.replaceBuild = undefined;
+    this.runLog = [];
+    this.units = 0;
+    this.options = undefined;
+  }
+
+  /**
+   * Deals with what earlier runs left: finishes every publish whose journal exists, then drops
+   * every staging and build table of the table that this connection did not make.
+   */
+  async recover(): Promise<void> {
+    for (const journal of await journalsOf(this.session, this.ref)) {
+      await applyJournal(
+        this.session,
+        this.ref,
+        journal.name,
+        journal.journal,
+        await journalRows(this.session, this.ref, journal.name),
+      );
+    }
+    for (const kind of ["stage", "build"] as const) {
+      const leftovers = (await tablesWithPrefix(this.session, this.db, auxPrefix(kind, this.ref.name))).filter(
+        (t) => !this.tables.has(t.name),
+      );
+      for (const t of leftovers) await this.session.command(`DROP TABLE IF EXISTS ${qualifiedName(this.db, t.name)} SYNC`);
+    }
+    this.recovered = true;
+  }
+}
+
+/**
+ * Carries out a decided publish, each step safe to repeat: swap (unless the target's UUID shows
+ * it happened), log (unless records of this publish exist), drop the old table and the journal.
+ * A target that is neither the one the publish started from nor its build was replaced by hand
+ * meanwhile: the data wins, and the publish is abandoned without logging.
+ */
+async function applyJournal(
+  session: ClickHouseSession,
+  ref: TargetTableRef,
+  name: string,
+  journal: Journal,
+  rows: readonly RunLogRow[],
+) {
+  const db = ref.schema;
+  const target = qualifiedName(db, ref.name);
+  let landed = true;
+  if (journal.build) {
+    const current = await tableUuid(session, db, ref.name);
+    if (current === journal.after) {
+      // Swapped before a crash.
+    } else if (current === journal.before) {
+      const build = qualifiedName(db, journal.build);
+      await session.command(current === null ? `RENAME TABLE ${build} TO ${target}` : `EXCHANGE TABLES ${target} AND ${build}`);
+    } else landed = false;
+  }
+  if (landed && rows.length > 0 && !(await hasPublish(session, db, ref.name, journal.id))) {
+    await insertRunLog(session, db, ref.name, journal.id, rows);
+  }
+  // After the swap the build table's name holds the old rows (or nothing, after a rename).
+  if (journal.build) await session.command(`DROP TABLE IF EXISTS ${qualifiedName(db, journal.build)} SYNC`);
+  await session.command(`DROP TABLE IF EXISTS ${qualifiedName(db, name)} SYNC`);
+}
+
+async function journalsOf(session: ClickHouseSession, ref: TargetTableRef): Promise<{ name: string; journal: Journal }[]> {
+  const out: { name: string; journal: Journal }[] = [];
+  for (const t of await tablesWithPrefix(session, ref.schema, auxPrefix("publish", ref.name))) {
+    try {
+      const journal = JSON.parse(t.comment) as Journal;
+      if (journal.v === 1 && typeof journal.id === "string") out.push({ name: t.name, journal });
+    } catch {
+      // Not a journal this version wrote: left alone.
+    }
+  }
+  return out;
+}
+
+async function journalRows(session: ClickHouseSession, ref: TargetTableRef, name: string): Promise<RunLogRow[]> {
+  const rows = await session.query<{
+    run_id: string;
+    table_name: string;
+    at: string;
+    format_version: number | string;
+    body: string;
+  }>(`SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(ref.schema, name)} ORDER BY seq`);
+  return rows.map((r) => ({
+    runId: r.run_id,
+    table: r.table_name,
+    at: r.at,
+    formatVersion: Number(r.format_version),
+    body: r.body,
+  }));
+}
+
+/**
+ * The run log as readers should see it: the logged records, then those of publishes that have
+ * landed (or only log) but whose records a crash kept from the log, which the next run appends.
+ */
+export async function visibleRunLog(session: ClickHouseSession, ref: TargetTableRef): Promise<RunLogRow[]> {
+  const rows = await selectRunLog(session, ref.schema, ref.name);
+  for (const { name, journal } of await journalsOf(session, ref)) {
+    if (journal.build && (await tableUuid(session, ref.schema, ref.name)) !== journal.after) continue;
+    if (await hasPublish(session, ref.schema, ref.name, journal.id)) continue;
+    rows.push(...(await journalRows(session, ref, name)));
+  }
+  return rows;
+}
+
+function unionSpan(a: CursorSpan | undefined, b: CursorSpan): CursorSpan {
+  if (!a) return { ...b };
+  const min = !a.min ? b.min : !b.min ? a.min : compareCursor(a.min, b.min) <= 0 ? a.min : b.min;
+  const max = !a.max ? b.max : !b.max ? a.max : compareCursor(a.max, b.max) >= 0 ? a.max : b.max;
+  return { min, max, nulls: a.nulls || b.nulls, rows: a.rows + b.rows };
+}
+
+/**
+ * Merges overlapping or touching ranges of one column, so a run of many windows deletes with one
+ * short condition (`[a, b)` and `[b, c)` become `[a, c)`). Ranges that include NULLs, or of other
+ * columns, are kept as they are.
+ */
+export function coalesce(deletes: readonly StagedDelete[]): StagedDelete[] {
+  const plain = deletes.filter((d) => !d.includeNulls && d.column === deletes[0]?.column);
+  const rest = deletes.filter((d) => !plain.includes(d));
+  const lowerFirst = (a: CursorValue | undefined, b: CursorValue | undefined) =>
+    !a ? (!b ? 0 : -1) : !b ? 1 : compareCursor(a, b);
+  // On equal starts the inclusive one first, so merging never loses the start value itself.
+  const sorted = [...plain].sort(
+    (x, y) =>
+      lowerFirst(x.range.from, y.range.from) || Number(x.range.fromInclusive === false) - Number(y.range.fromInclusive === false),
+  );
+  const out: StagedDelete[] = [];
+  for (const d of sorted) {
+    const last = out[out.length - 1];
+    if (last && touches(last.range, d.range)) {
+      const to =
+        !last.range.to || !d.range.to ? undefined : compareCursor(last.range.to, d.range.to) >= 0 ? last.range.to : d.range.to;
+      out[out.length - 1] = { ...last, range: { ...last.range, to } };
+    } else out.push(d);
+  }
+  return [...out, ...rest];
+}
+
+/** Whether `b` (which starts no earlier than `a`) starts inside `a` or right at its end. */
+function touches(a: CursorRange, b: CursorRange): boolean {
+  if (!a.to) return true;
+  if (!b.from) return true;
+  const c = compareCursor(b.from, a.to);
+  return c < 0 || (c === 0 && b.fromInclusive !== false);
+}

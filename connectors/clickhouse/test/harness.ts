@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  batchFromRows,
+  type Column,
+  type CommitUnitOptions,
+  type LogicalType,
+  type RecordBatch,
+  type TargetConnection,
+  type TargetTableRef,
+} from "@sqlload/core";
+import type { Params } from "../src/clickhouse-session.js";
+import type { ClickHouseTarget } from "../src/clickhouse-target.js";
+import connector from "../src/index.js";
+
+/**
+ * Where the integration tests run: chdb in a temporary folder always, and a ClickHouse server as
+ * well when CLICKHOUSE_URL is set (the same tests, once per engine). Each test gets a database of
+ * its own, so tests share one engine (chdb binds one folder per process) without seeing each other.
+ */
+export interface Engine {
+  readonly name: string;
+  /** Opens a target connection, as a run would. */
+  open(): Promise<ClickHouseTarget>;
+  cleanup(): void;
+}
+
+export function engines(): Engine[] {
+  const list: Engine[] = [];
+  const dir = mkdtempSync(join(tmpdir(), "sqlload-clickhouse-test-"));
+  list.push({
+    name: "chdb",
+    open: () => open({ chdb_path: "engine" }, dir),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  });
+  const url = process.env.CLICKHOUSE_URL;
+  if (url) list.push({ name: "server", open: () => open({ url }, dir), cleanup: () => {} });
+  return list;
+}
+
+async function open(options: Record<string, unknown>, projectDir: string): Promise<ClickHouseTarget> {
+  if (!connector.target) throw new Error("no target");
+  return (await connector.target({ options, projectDir, schema: "raw" })) as ClickHouseTarget;
+}
+
+let databases = 0;
+
+/** A database name no other test of this process uses. */
+export function freshDatabase(): string {
+  return `sqlload_test_${process.pid}_${++databases}`;
+}
+
+export const t = (kind: Exclude<LogicalType["kind"], "decimal" | "list">): LogicalType => ({ kind }) as LogicalType;
+
+export function col(name: string, type: LogicalType, nullable = true): Column {
+  return { name, type, nullable };
+}
+
+export function batch(columns: readonly Column[], rows: readonly (Record<string, unknown> | readonly unknown[])[]): RecordBatch {
+  return batchFromRows(columns, rows);
+}
+
+export async function query<T = Record<string, unknown>>(target: ClickHouseTarget, sql: string, params?: Params): Promise<T[]> {
+  return target.session.query<T>(sql, params);
+}
+
+/** The auxiliary tables (`_sqlload_…` but the run log) of a database. */
+export async function auxTables(target: ClickHouseTarget, database: string): Promise<string[]> {
+  const rows = await query<{ name: string }>(
+    target,
+    "SELECT name FROM system.tables WHERE database = {db:String} AND startsWith(name, '_sqlload_') AND name != '_sqlload_runs' ORDER BY name",
+    { db: database },
+  );
+  return rows.map((r) => r.name);
+}
+
+/** Writes batches through one unit, commits it, and publishes, as the runner does for one unit. */
+export async function load(
+  target: TargetConnection,
+  ref: TargetTableRef,
+  columns: readonly Column[],
+  batches: readonly RecordBatch[],
+  options: Partial<CommitUnitOptions> = {},
+): Promise<void> {
+  const ensured = await target.ensureTable(ref, columns, { primaryKey: options.primaryKey });
+  const unit = await target.begin(ref, { strategy: "append", columns: ensured, ...options });
+  try {
+    for (const b of batches) await unit.write(b);
+    await unit.commit();
+  } catch (error) {
+    await unit.abort();
+    throw error;
+  }
+  await target.publish?.(ref);
+}
