@@ -29,7 +29,7 @@ export abstract class SqlloadCommand extends Command {
     projectFlag: string | undefined,
   ): Promise<{ config: ProjectConfig; session: ProjectSession; discovery: Discovery }> {
     const file = findProjectFile(projectFlag ?? process.cwd(), projectFlag !== undefined);
-    const discovery = await discoverConnectors(dirname(file));
+    const discovery = await discoverConnectors(this.config, dirname(file));
     for (const warning of discovery.warnings) this.warn(warning);
     const config = loadConfig(file, {
       connectorSchema: (name) => discovery.connectors.get(name)?.connector.configSchema,

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Config } from "@oclif/core";
 import { CORE_API_VERSION, type Connector, isConnector } from "@sqlload/core";
 
-export type ConnectorOrigin = "bundled" | "project";
+/** Where a connector was found: bundled with the CLI, installed or linked with `sqlload plugins`, or in the project. */
+export type ConnectorOrigin = "bundled" | "plugin" | "linked" | "project";
 
 export interface InstalledConnector {
   readonly name: string;
@@ -26,10 +27,8 @@ interface PackageJson {
   version?: string;
   main?: string;
   exports?: unknown;
-  sqlload?: { connector?: string; bundledConnectors?: string[] };
+  sqlload?: { connector?: string };
 }
-
-const cliRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 function readJson(file: string): PackageJson {
   return JSON.parse(readFileSync(file, "utf8")) as PackageJson;
@@ -58,37 +57,46 @@ function projectPackages(projectDir: string): string[] {
     } else dirs.push(join(modules, entry));
   }
   return dirs.filter((dir) => {
-    const file = join(dir, "package.json");
     try {
-      return existsSync(file) && typeof readJson(file).sqlload?.connector === "string";
+      return typeof readJson(join(dir, "package.json")).sqlload?.connector === "string";
     } catch {
       return false;
     }
   });
 }
 
+const ORIGIN_OF_PLUGIN: Record<string, ConnectorOrigin> = { core: "bundled", user: "plugin", link: "linked" };
+
 /**
- * Finds the connectors this CLI can use: those bundled with it, then those installed in the
- * project. A package that fails to load, was built for another core API, or repeats a name is
- * skipped with a warning naming it.
+ * Finds the connectors this CLI can use: oclif plugins that declare a connector (bundled ones,
+ * then those added with `sqlload plugins install` or `plugins link`), then packages in the
+ * project's node_modules. A package that fails to load, was built for another core API, or
+ * repeats a name is skipped with a warning naming it; the first one found keeps the name.
  */
-export async function discoverConnectors(projectDir: string | undefined): Promise<Discovery> {
-  const cliPkg = readJson(join(cliRoot, "package.json"));
-  const requireFromCli = createRequire(join(cliRoot, "package.json"));
+export async function discoverConnectors(config: Config, projectDir: string | undefined): Promise<Discovery> {
   const candidates: { dir: string; origin: ConnectorOrigin }[] = [];
-  for (const name of cliPkg.sqlload?.bundledConnectors ?? []) {
-    try {
-      candidates.push({ dir: dirname(requireFromCli.resolve(`${name}/package.json`)), origin: "bundled" });
-    } catch {
-      // A bundled connector missing from the install is reported by the lookup that needs it.
-    }
+  const plugins = config.getPluginsList();
+  // Linked and user-installed plugins override bundled ones of the same name, as in oclif.
+  const rank = (type: string) => (type === "link" ? 0 : type === "user" ? 1 : 2);
+  for (const plugin of [...plugins].sort((a, b) => rank(a.type) - rank(b.type))) {
+    if (typeof (plugin.pjson as PackageJson).sqlload?.connector !== "string") continue;
+    candidates.push({ dir: plugin.root, origin: ORIGIN_OF_PLUGIN[plugin.type] ?? "plugin" });
   }
   if (projectDir) for (const dir of projectPackages(projectDir)) candidates.push({ dir, origin: "project" });
 
   const connectors = new Map<string, InstalledConnector>();
   const warnings: string[] = [];
+  const seenDirs = new Set<string>();
   for (const { dir, origin } of candidates) {
-    const pkg = readJson(join(dir, "package.json"));
+    if (seenDirs.has(dir)) continue;
+    seenDirs.add(dir);
+    let pkg: PackageJson;
+    try {
+      pkg = readJson(join(dir, "package.json"));
+    } catch (error) {
+      warnings.push(`connector package in ${dir} has no readable package.json: ${(error as Error).message}; skipped`);
+      continue;
+    }
     const packageName = pkg.name ?? dir;
     let connector: unknown;
     try {
@@ -112,11 +120,9 @@ export async function discoverConnectors(projectDir: string | undefined): Promis
     }
     const existing = connectors.get(connector.manifest.name);
     if (existing) {
-      if (existing.path !== dir) {
-        warnings.push(
-          `two connectors are named "${connector.manifest.name}": ${existing.packageName} (${existing.origin}) is used, ${packageName} (${origin}) is ignored`,
-        );
-      }
+      warnings.push(
+        `two connectors are named "${connector.manifest.name}": ${existing.packageName} (${existing.origin}) is used, ${packageName} (${origin}) is ignored`,
+      );
       continue;
     }
     connectors.set(connector.manifest.name, {
@@ -132,5 +138,5 @@ export async function discoverConnectors(projectDir: string | undefined): Promis
 }
 
 export function installHint(name: string): string {
-  return `Install it beside the project: \`npm i -D @sqlload/connector-${name}\` (or run \`npx -p sqlload -p @sqlload/connector-${name} sqlload …\`), then check with \`sqlload connectors\`.`;
+  return `Install it beside the project: \`npm i -D @sqlload/connector-${name}\`, or for this CLI: \`sqlload plugins install @sqlload/connector-${name}\`; then check with \`sqlload connectors\`.`;
 }
