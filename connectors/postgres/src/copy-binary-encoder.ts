@@ -11,10 +11,12 @@ import {
   encodeNumeric,
   encodeUuid,
   LITTLE_ENDIAN,
+  numericSizeBound,
   PG_EPOCH_DAYS,
   PG_EPOCH_MICROS,
   PG_EPOCH_MICROS_BIG,
   TWO_32,
+  writeNumeric,
 } from "./copy-binary.js";
 import {
   DATE_INFINITY,
@@ -232,9 +234,12 @@ function fieldEncoder(target: PgColumn, source: Column, vector: ColumnVector, ta
     case "numeric": {
       const v = values as ArrayLike<unknown>;
       return (w, r) => {
-        const encoded = encodeNumeric(String(v[r]));
-        if (!encoded) bad(r, `${JSON.stringify(v[r])} is not a decimal number`);
-        w.bytes(encoded as Buffer);
+        const s = String(v[r]);
+        w.ensure(4 + numericSizeBound(s.length));
+        const size = writeNumeric(s, w.view, w.pos + 4);
+        if (size < 0) bad(r, `${JSON.stringify(s)} is not a decimal number`);
+        w.view.setInt32(w.pos, size);
+        w.pos += 4 + size;
       };
     }
     case "text":

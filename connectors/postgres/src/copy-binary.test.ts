@@ -20,6 +20,15 @@ describe("numeric", () => {
     ["0.000000000000000000001", "0.000000000000000000001"],
     ["007.5", "7.5"],
     ["9999.9999", "9999.9999"],
+    ["5.", "5"],
+    ["+5", "5"],
+    [".5", "0.5"],
+    ["-.5", "-0.5"],
+    ["00.0100", "0.0100"],
+    [" 12.5 ", "12.5"],
+    ["12345678.87654321", "12345678.87654321"],
+    ["100000000", "100000000"],
+    ["0.00010000", "0.00010000"],
     ["NaN", "NaN"],
     ["Infinity", "Infinity"],
     ["-Infinity", "-Infinity"],
@@ -28,7 +37,9 @@ describe("numeric", () => {
   });
 
   it("refuses what is not a decimal number", () => {
-    for (const bad of ["", "1e5", "abc", "1.2.3", "."]) expect(encodeNumeric(bad)).toBeUndefined();
+    for (const bad of ["", "1e5", "abc", "1.2.3", ".", "-", "--1", "1-2", "0x10", "12a", "1,5"]) {
+      expect(encodeNumeric(bad), bad).toBeUndefined();
+    }
   });
 
   it("round-trips any decimal", () => {

@@ -62,45 +62,94 @@ export function decodeNumeric(view: DataView, offset: number): string {
   return sign === NUMERIC_NEG && ndigits > 0 ? `-${text}` : text;
 }
 
-/** Exact decimal text (`-12.340`, `NaN`, `Infinity`) as a binary `numeric`. Undefined when it is not a number. */
-export function encodeNumeric(text: string): Buffer | undefined {
-  const special = { NaN: NUMERIC_NAN, Infinity: NUMERIC_PINF, "-Infinity": NUMERIC_NINF }[text];
+/** The most bytes `writeNumeric` writes for a text of `length` characters. */
+export function numericSizeBound(length: number): number {
+  return 8 + 2 * (Math.ceil(length / 4) + 2);
+}
+
+/**
+ * Writes exact decimal text (`-12.340`, `NaN`, `Infinity`) as a binary `numeric` at `offset`, where
+ * `numericSizeBound(text.length)` bytes are free. Returns the bytes written, or -1 when the text is
+ * not a decimal number. Parses characters in place: this runs once per value on the write path.
+ */
+export function writeNumeric(text: string, view: DataView, offset: number): number {
+  let n = text.length;
+  let i = 0;
+  if (n > 0 && (text.charCodeAt(0) <= 32 || text.charCodeAt(n - 1) <= 32)) return writeNumeric(text.trim(), view, offset);
+  // Looked up only when the text starts like one: indexing an object by an arbitrary string
+  // interns the string, which cost more than the whole parse.
+  const lead = text.charCodeAt(0) === 45 ? text.charCodeAt(1) : text.charCodeAt(0);
+  const special = lead === 78 || lead === 73 ? SPECIALS[text] : undefined; // N, I
   if (special !== undefined) {
-    const out = Buffer.alloc(8);
-    out.writeUInt16BE(special, 4);
-    return out;
+    view.setInt32(offset, 0);
+    view.setUint16(offset + 4, special);
+    view.setInt16(offset + 6, 0);
+    return 8;
   }
-  const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
-  if (!m || (m[2] === "" && (m[3] ?? "") === "")) return undefined;
-  const negative = m[1] === "-";
-  const intPart = (m[2] as string).replace(/^0+/, "");
-  const fracPart = m[3] ?? "";
-  const dscale = fracPart.length;
-  // Align on the decimal point: whole groups of four digits on both sides.
-  const intPadded = intPart.padStart(Math.ceil(intPart.length / 4) * 4, "0");
-  const fracPadded = fracPart.padEnd(Math.ceil(fracPart.length / 4) * 4, "0");
-  const groups: number[] = [];
-  for (let i = 0; i < intPadded.length; i += 4) groups.push(Number(intPadded.slice(i, i + 4)));
-  for (let i = 0; i < fracPadded.length; i += 4) groups.push(Number(fracPadded.slice(i, i + 4)));
-  let weight = intPadded.length / 4 - 1;
-  let start = 0;
-  while (start < groups.length && groups[start] === 0) {
-    start++;
-    weight--;
+  const first = text.charCodeAt(0);
+  const negative = first === 45; // "-"
+  if (negative || first === 43) i = 1; // "+"
+  let dot = text.indexOf(".", i);
+  if (dot < 0) dot = n;
+  let intStart = i;
+  while (intStart < dot && text.charCodeAt(intStart) === 48) intStart++;
+  const intLen = dot - intStart;
+  const fracStart = dot < n ? dot + 1 : n;
+  const fracLen = n - fracStart;
+  if (dot === i && fracLen === 0) return -1;
+  const intGroups = Math.ceil(intLen / 4);
+  let weight = intGroups - 1;
+  let p = offset + 8;
+  let ndigits = 0;
+  let written = 0;
+  let started = false;
+  // Integer groups, the first one short; then fraction groups, the last one padded with zeros.
+  const groups = intGroups + Math.ceil(fracLen / 4);
+  for (let g = 0; g < groups; g++) {
+    let value = 0;
+    let from: number;
+    let to: number;
+    if (g < intGroups) {
+      to = dot - (intGroups - 1 - g) * 4;
+      from = Math.max(intStart, to - 4);
+    } else {
+      from = fracStart + (g - intGroups) * 4;
+      to = from + 4;
+    }
+    for (let c = from; c < to; c++) {
+      const d = c < n ? text.charCodeAt(c) - 48 : 0;
+      if (d < 0 || d > 9) return -1;
+      value = value * 10 + d;
+    }
+    if (!started && value === 0) {
+      // A leading zero group: only fraction groups can be (the integer part has no leading zeros).
+      weight--;
+      continue;
+    }
+    started = true;
+    view.setInt16(p, value);
+    p += 2;
+    written++;
+    if (value !== 0) ndigits = written;
   }
-  let end = groups.length;
-  while (end > start && groups[end - 1] === 0) end--;
-  const digits = groups.slice(start, end);
-  if (digits.length === 0) weight = 0;
-  const out = Buffer.alloc(8 + 2 * digits.length);
-  out.writeInt16BE(digits.length, 0);
-  out.writeInt16BE(weight, 2);
-  out.writeUInt16BE(negative && digits.length > 0 ? NUMERIC_NEG : NUMERIC_POS, 4);
-  out.writeInt16BE(dscale, 6);
-  digits.forEach((d, i) => {
-    out.writeInt16BE(d, 8 + 2 * i);
-  });
-  return out;
+  // Characters between the sign and the dot must be digits too.
+  for (let c = i; c < intStart; c++) if (text.charCodeAt(c) !== 48) return -1;
+  if (ndigits === 0) weight = 0;
+  view.setInt16(offset, ndigits);
+  view.setInt16(offset + 2, weight);
+  view.setUint16(offset + 4, negative && ndigits > 0 ? NUMERIC_NEG : NUMERIC_POS);
+  view.setInt16(offset + 6, fracLen);
+  n = 8 + 2 * ndigits;
+  return n;
+}
+
+const SPECIALS: Record<string, number> = { NaN: NUMERIC_NAN, Infinity: NUMERIC_PINF, "-Infinity": NUMERIC_NINF };
+
+/** `writeNumeric` into a new buffer; undefined when the text is not a decimal number. */
+export function encodeNumeric(text: string): Buffer | undefined {
+  const out = Buffer.alloc(numericSizeBound(text.length));
+  const size = writeNumeric(text, new DataView(out.buffer, out.byteOffset, out.byteLength), 0);
+  return size < 0 ? undefined : out.subarray(0, size);
 }
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));

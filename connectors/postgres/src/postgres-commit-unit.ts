@@ -156,7 +156,10 @@ export class PostgresCommitUnit implements CommitUnit {
     if (this.copy?.key === key) return this.copy;
     await this.finishCopy();
     const list = columns.map((c) => quoteIdent(c.name)).join(", ");
-    const stream = this.client.query(copyFrom(`COPY ${this.destination.sql} (${list}) FROM STDIN (FORMAT binary)`));
+    // A deep buffer lets encoding run ahead of the socket instead of waiting on each 16 kB.
+    const stream = this.client.query(
+      copyFrom(`COPY ${this.destination.sql} (${list}) FROM STDIN (FORMAT binary)`, { highWaterMark: 4 << 20 }),
+    );
     const copy: OpenCopy = { key, stream, encoder: new CopyBinaryEncoder(columns, this.display), error: undefined };
     stream.on("error", (error) => {
       copy.error ??= error;

@@ -112,7 +112,8 @@ export class PostgresTableReader implements SourceTableReader {
       columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
       columns.map(readWire),
     );
-    const stream = this.client.query(copyTo(this.copySql(request)));
+    // A deep buffer lets the server keep sending while a batch is being written elsewhere.
+    const stream = this.client.query(copyTo(this.copySql(request), { highWaterMark: 4 << 20 }));
     const onAbort = () => stream.destroy(new SqlloadError("SL307", `reading ${this.table.display} was interrupted`));
     request.signal.addEventListener("abort", onAbort, { once: true });
     const commitPoints = request.ordered && cursor !== undefined;
