@@ -10,7 +10,7 @@ import {
   type TargetConnection,
   type TargetTableRef,
 } from "@sqlload/core";
-import type { Params } from "../src/clickhouse-session.js";
+import { type ClickHouseSession, openChdb, openServer, type Params } from "../src/clickhouse-session.js";
 import type { ClickHouseTarget } from "../src/clickhouse-target.js";
 import connector from "../src/index.js";
 
@@ -23,6 +23,8 @@ export interface Engine {
   readonly name: string;
   /** Opens a target connection, as a run would. */
   open(): Promise<ClickHouseTarget>;
+  /** Opens a bare session (to build a target around, e.g. with injected failures). */
+  session(): Promise<ClickHouseSession>;
   cleanup(): void;
 }
 
@@ -32,10 +34,11 @@ export function engines(): Engine[] {
   list.push({
     name: "chdb",
     open: () => open({ chdb_path: "engine" }, dir),
+    session: () => openChdb("engine", dir),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   });
   const url = process.env.CLICKHOUSE_URL;
-  if (url) list.push({ name: "server", open: () => open({ url }, dir), cleanup: () => {} });
+  if (url) list.push({ name: "server", open: () => open({ url }, dir), session: () => openServer({ url }), cleanup: () => {} });
   return list;
 }
 
@@ -93,4 +96,31 @@ export async function load(
     throw error;
   }
   await target.publish?.(ref);
+}
+
+/**
+ * A session that fails the first statement matching `pattern` (before running it, or after it
+ * ran with `after`), as a crash at that instant would leave things; every other statement runs.
+ */
+export function failing(
+  session: ClickHouseSession,
+  pattern: RegExp,
+  when: "before" | "after" = "before",
+): ClickHouseSession & { fired: boolean } {
+  const state = { fired: false };
+  const trip = async (sql: string, run: () => Promise<void>) => {
+    if (state.fired || !pattern.test(sql)) return run();
+    state.fired = true;
+    if (when === "after") await run();
+    throw new Error(`injected failure ${when} ${sql.slice(0, 60)}`);
+  };
+  return Object.assign(Object.create(session) as ClickHouseSession, {
+    get fired() {
+      return state.fired;
+    },
+    command: (sql: string, params?: Params) => trip(sql, () => session.command(sql, params)),
+    insertJSON: (db: string, table: string, rows: readonly Record<string, unknown>[]) =>
+      trip(`INSERT INTO ${table}`, () => session.insertJSON(db, table, rows)),
+    release: () => Promise.resolve(),
+  });
 }
