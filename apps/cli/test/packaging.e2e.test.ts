@@ -1,0 +1,72 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { publint } from "publint";
+import { describe, expect, it } from "vitest";
+import { queryDuckDB, tempDir } from "./cli.js";
+
+// Every published package builds to dist with types and an exports map and passes publint; the
+// packed CLI with its connectors installs into an empty folder with no registry access and works.
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
+interface Manifest {
+  name: string;
+  version: string;
+  private?: boolean;
+  exports?: Record<string, unknown>;
+}
+
+const published = ["packages", "connectors", "apps"]
+  .flatMap((group) => readdirSync(join(root, group)).map((name) => join(root, group, name)))
+  .filter((dir) => existsSync(join(dir, "package.json")))
+  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest }))
+  .filter(({ manifest }) => !manifest.private);
+
+describe("published packages", () => {
+  it.each(published.map((p) => [p.manifest.name, p] as const))(
+    "%s has an exports map with types and passes publint",
+    async (_name, { dir, manifest }) => {
+      expect(manifest.exports?.["./package.json"]).toBe("./package.json");
+      expect(manifest.exports?.["."]).toMatchObject({ types: expect.stringMatching(/^\.\/dist\/.*\.d\.ts$/) });
+      const { messages } = await publint({ pkgDir: dir, level: "warning", strict: true });
+      expect(messages).toEqual([]);
+    },
+  );
+});
+
+describe("packed install, offline", () => {
+  it("installs sqlload and its connectors from tarballs with no registry, then runs --help, connectors and a quickstart load", () => {
+    const packs = tempDir("sqlload-packs-");
+    const tarballs = new Map<string, string>();
+    for (const { dir, manifest } of published) {
+      execFileSync("pnpm", ["pack", "--pack-destination", packs], { cwd: dir, stdio: "ignore" });
+      const file = `${manifest.name.replace("@", "").replace("/", "-")}-${manifest.version}.tgz`;
+      expect(existsSync(join(packs, file)), file).toBe(true);
+      tarballs.set(manifest.name, join(packs, file));
+    }
+    const app = tempDir("sqlload-install-");
+    writeFileSync(
+      join(app, "package.json"),
+      JSON.stringify({ name: "an-empty-project", private: true, dependencies: { sqlload: `file:${tarballs.get("sqlload")}` } }),
+    );
+    // Workspace dependencies of the tarballs resolve to the other tarballs, never to a registry.
+    const overrides = [...tarballs].filter(([name]) => name !== "sqlload").map(([name, file]) => `  "${name}": "file:${file}"`);
+    writeFileSync(join(app, "pnpm-workspace.yaml"), `overrides:\n${overrides.join("\n")}\nallowBuilds:\n  yarn: false\n`);
+    const env = { ...process.env, NODE_PATH: "", npm_config_offline: "true", npm_config_registry: "http://127.0.0.1:9/" };
+    execFileSync("pnpm", ["install", "--offline"], { cwd: app, env, stdio: "pipe" });
+
+    const npx = (args: string[], cwd = app) =>
+      execFileSync("npx", ["--no-install", "sqlload", ...args], { cwd, env, encoding: "utf8" });
+    expect(npx(["--help"])).toContain("load");
+    const connectors = npx(["connectors"]);
+    for (const name of ["duckdb", "postgres", "typescript", "files"])
+      expect(connectors).toMatch(new RegExp(`^${name}\\s+@sqlload/connector-${name}\\s`, "m"));
+    npx(["init", "q"]);
+    const load = npx(["load"], join(app, "q"));
+    expect(load).toMatch(/loaded raw\.shop__orders 100,000 rows/);
+    return queryDuckDB(join(app, "q", "warehouse.duckdb"), "select count(*)::int as n from raw.shop__orders").then((rows) =>
+      expect(rows).toEqual([{ n: 100000 }]),
+    );
+  });
+});
