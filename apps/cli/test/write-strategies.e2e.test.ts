@@ -119,3 +119,26 @@ describe("write strategies", () => {
     expect(plan).toMatch(/raw\.src__u ← src\.u\n├── strategy replace/);
   });
 });
+
+describe("tables load independently", () => {
+  it("a failing table does not stop the others (--concurrency 2); the exit code says one failed; --fail-fast starts no more", async () => {
+    const columns2 = { id: "bigint not null", k: "integer" };
+    const p = new TestProject(
+      { a: { columns: columns2 }, b: { columns: columns2 }, c: { columns: columns2 } },
+      `[sources.src.tables.b]\nwrite_strategy = "merge"\nprimary_key = ["id"]\n`,
+    );
+    p.rows("a", [{ id: 1, k: 1 }]).rows("b", [
+      { id: 1, k: 1 },
+      { id: 1, k: 2 },
+    ]);
+    p.rows("c", [{ id: 3, k: 3 }]);
+    const run = await p.run("load", "--concurrency", "2");
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("loaded raw.src__a 1 rows");
+    expect(run.stdout).toContain("loaded raw.src__c 1 rows");
+    expect(run.stderr).toContain("failed raw.src__b: SL301");
+    const failFast = await p.run("load", "src__b", "src__c", "--fail-fast");
+    expect(failFast.code).toBe(1);
+    expect(failFast.stdout).not.toContain("loaded raw.src__c");
+  });
+});
