@@ -74,9 +74,8 @@ describe("type mapping", () => {
 
 describe("decimals", () => {
   it.each([
-    ["12.345", 2, 1235n],
-    ["-12.345", 2, -1235n],
-    ["12.344", 2, 1234n],
+    ["12.34", 2, 1234n],
+    ["-12.340000", 2, -1234n],
     ["7", 3, 7000n],
     [".5", 1, 5n],
     ["123456789012345678901234567890.12345678", 8, 12345678901234567890123456789012345678n],
@@ -90,6 +89,11 @@ describe("decimals", () => {
     [0n, 2, "0.00"],
     [42n, 0, "42"],
   ])("%s at scale %i is %s", (scaled, scale, text) => expect(decimalText(scaled, scale)).toBe(text));
+
+  it("refuses digits the column would round away, rather than change a number silently", () => {
+    expect(() => scaleDecimal("12.345", 2)).toThrow(/more than 2 decimal places/);
+    expect(() => scaleDecimal("0.000000000000000000001", 9)).toThrow(RangeError);
+  });
 
   it("refuses what is not a number", () => {
     expect(() => scaleDecimal("1e5", 0)).toThrow(RangeError);

@@ -133,13 +133,19 @@ export function cursorFromDuckDB(kind: CursorValue["kind"], type: DuckDBType, va
   }
 }
 
-/** `"-12.345"` at scale 2 → `-1235n`: exact digits, the dropped ones rounded half away from zero as DuckDB's cast does. */
+/**
+ * `"-12.34"` at scale 2 → `-1234n`: exact digits. A value with more fraction digits than the
+ * column keeps (other than trailing zeros) is refused rather than rounded: a load never changes
+ * a number silently.
+ */
 export function scaleDecimal(text: string, scale: number): bigint {
   const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
   if (!m || (m[2] === "" && !m[3])) throw new RangeError(`${JSON.stringify(text)} is not a decimal number`);
   const fraction = m[3] ?? "";
-  let digits = BigInt(`${m[2] || "0"}${fraction.slice(0, scale).padEnd(scale, "0")}`);
-  if (fraction.length > scale && fraction.charCodeAt(scale) >= 53 /* "5" */) digits += 1n;
+  if (/[1-9]/.test(fraction.slice(scale))) {
+    throw new RangeError(`${text} has more than ${scale} decimal places and would be rounded; give the column a larger scale`);
+  }
+  const digits = BigInt(`${m[2] || "0"}${fraction.slice(0, scale).padEnd(scale, "0")}`);
   return m[1] === "-" ? -digits : digits;
 }
 

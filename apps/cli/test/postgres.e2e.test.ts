@@ -1,0 +1,239 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createDatabase, type PostgresInstance, startPostgres } from "@sqlload/testing";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryDuckDB, sqlload, tempDir } from "./cli.js";
+
+// Postgres as a source and a target, end to end through the built CLI (SPEC §4, §6, §12).
+let server: PostgresInstance;
+let databases = 0;
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function sql(url: string, text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query(text, values);
+  } finally {
+    await client.end();
+  }
+}
+
+async function database(): Promise<string> {
+  return createDatabase(server.url, `db${databases++}`);
+}
+
+/** A project reading Postgres `sourceUrl` into DuckDB (default) or into Postgres `targetUrl`. */
+function project(
+  sourceUrl: string,
+  tables: string,
+  targetUrl?: string,
+): { dir: string; run: (...args: string[]) => ReturnType<typeof sqlload> } {
+  const dir = tempDir("sqlload-pg-");
+  const target = targetUrl ? `[target]\nconnector = "postgres"\nurl = "${targetUrl}"\n` : `[target]\npath = "w.duckdb"\n`;
+  writeFileSync(
+    join(dir, "sqlload.toml"),
+    `${target}\n[sources.app]\nconnector = "postgres"\nurl = "\${SOURCE_URL}"\n\n${tables}`,
+  );
+  return { dir, run: (...args) => sqlload(args, { cwd: dir, env: { SOURCE_URL: sourceUrl } }) };
+}
+
+const ALL_TYPES = `
+create type mood as enum ('sad', 'ok', 'happy');
+create table public.all_types (
+  id bigint primary key, i2 smallint, i4 integer, i8 bigint, num numeric(30,10), num_free numeric, f4 real, f8 double precision,
+  b boolean, t text, vc varchar(20), ch char(3), by bytea, d date, ts timestamp, tstz timestamptz, tm time, u uuid,
+  j json, jb jsonb, arr integer[], tarr text[], e mood
+);
+insert into public.all_types values
+  (1, -32768, 2147483647, 9007199254740993, 12345678901234567890.1234567890, 1234.5, 1.5, 3.141592653589793,
+   true, 'é\u{1F600}''q', 'varchar', 'ab', '\\xdeadbeef', '2026-02-28', '2026-10-12 16:00:00.123456', '2026-10-12 18:00:00.000001+02',
+   '23:59:59.999999', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"a": [1, 2]}', '{"b": {"c": null}}', '{1,NULL,3}', '{"x","y z"}', 'happy'),
+  (2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+`;
+
+const COLUMNS = [
+  "i2",
+  "i4",
+  "i8",
+  "num",
+  "num_free",
+  "f4",
+  "f8",
+  "b",
+  "t",
+  "vc",
+  "ch",
+  "by",
+  "d",
+  "ts",
+  "tstz",
+  "tm",
+  "u",
+  "j",
+  "jb",
+  "arr",
+  "tarr",
+  "e",
+];
+
+describe("every common type round-trips", () => {
+  it("Postgres → DuckDB", async () => {
+    const src = await database();
+    await sql(src, ALL_TYPES);
+    const p = project(src, `[sources.app.tables."public.all_types"]\nprimary_key = ["id"]\n`);
+    const load = await p.run("load");
+    expect(load.code, load.stderr).toBe(0);
+    const [row, nulls] = await queryDuckDB(
+      join(p.dir, "w.duckdb"),
+      `select i2, i4, i8::varchar as i8, num::varchar as num, num_free::varchar as num_free, f4, f8, b, t, vc, ch, hex("by") as "by", d::varchar as d,
+              strftime(ts, '%Y-%m-%d %H:%M:%S.%f') as ts, epoch_us(tstz)::varchar as tstz, tm::varchar as tm, u::varchar as u, j::varchar as j,
+              jb::varchar as jb, arr::varchar as arr, tarr::varchar as tarr, e from raw.app__all_types order by id`,
+    );
+    expect(row).toEqual({
+      i2: -32768,
+      i4: 2147483647,
+      i8: "9007199254740993",
+      num: "12345678901234567890.1234567890",
+      num_free: "1234.500000000",
+      f4: 1.5,
+      f8: 3.141592653589793,
+      b: true,
+      t: "é\u{1F600}'q",
+      vc: "varchar",
+      ch: expect.stringMatching(/^ab ?$/),
+      by: "DEADBEEF",
+      d: "2026-02-28",
+      ts: "2026-10-12 16:00:00.123456",
+      tstz: String(Date.UTC(2026, 9, 12, 16) * 1000 + 1),
+      tm: "23:59:59.999999",
+      u: "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+      j: expect.stringMatching(/^\{"a": ?\[1, ?2\]\}$/),
+      jb: expect.stringMatching(/^\{"b": ?\{"c": ?null\}\}$/),
+      arr: "[1, NULL, 3]",
+      tarr: "[x, y z]",
+      e: "happy",
+    });
+    expect(Object.entries(nulls as object).filter(([, v]) => v !== null)).toEqual([]);
+  });
+
+  it("refuses a number an unconstrained numeric column would lose digits of, naming it", async () => {
+    const src = await database();
+    await sql(src, "create table public.tiny (id int, x numeric); insert into public.tiny values (1, 0.000000000000000000001)");
+    const p = project(src, `[sources.app.tables."public.tiny"]\n`);
+    const load = await p.run("load");
+    expect(load.code).toBe(1);
+    expect(load.stderr).toContain("0.000000000000000000001");
+    expect(load.stderr).toContain("would be rounded");
+  });
+
+  it("Postgres → Postgres", async () => {
+    const src = await database();
+    const dst = await database();
+    await sql(src, ALL_TYPES);
+    const p = project(src, `[sources.app.tables."public.all_types"]\nprimary_key = ["id"]\n`, dst);
+    const load = await p.run("load");
+    expect(load.code, load.stderr).toBe(0);
+    const text = COLUMNS.map((c) =>
+      c === "j" || c === "jb" ? `${c}::jsonb::text as ${c}` : c === "e" ? `${c}::text as ${c}` : `${c}::text as ${c}`,
+    ).join(", ");
+    const from = await sql(src, `select id, ${text} from public.all_types order by id`);
+    const to = await sql(dst, `select id, ${text} from raw.app__all_types order by id`);
+    const normal = (rows: Record<string, unknown>[]) =>
+      rows.map((r) => ({ ...r, ch: typeof r.ch === "string" ? r.ch.trimEnd() : r.ch }));
+    expect(normal(to.rows)).toEqual(normal(from.rows));
+  });
+});
+
+describe("cursors", () => {
+  it("a text cursor with a linguistic collation, read twice under append, duplicates nothing; plan names the index to create", async () => {
+    const src = await database();
+    await sql(
+      src,
+      `create table public.events (id int, k text collate "en-US-x-icu");
+       create index events_k on public.events (k);
+       insert into public.events values (1, 'apple1'), (2, 'Banana2'), (3, 'cherry3'), (4, 'Date4');`,
+    );
+    const p = project(src, `[sources.app.tables."public.events"]\ncursor_column = "k"\nwrite_strategy = "append"\n`);
+    const plan = await p.run("plan");
+    expect(plan.stdout).toContain("CREATE INDEX");
+    expect(plan.stdout).toContain('COLLATE "C"');
+    expect((await p.run("load")).code).toBe(0);
+    const again = await p.run("load");
+    expect(again.stdout).toContain("loaded raw.app__events 0 rows");
+    // By code point the maximum is 'cherry3'; a new 'date5' sorts after it, a new 'Egg5' before it.
+    await sql(src, `insert into public.events values (5, 'date5'), (6, 'Egg5')`);
+    await p.run("load");
+    const rows = await queryDuckDB(join(p.dir, "w.duckdb"), "select id, k from raw.app__events order by id");
+    expect(rows.map((r) => r.id)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("bigint cursors beyond 2^53 and microsecond cursors at the boundary", async () => {
+    const src = await database();
+    await sql(
+      src,
+      `create table public.big (seq bigint, v text); insert into public.big values (9007199254740993, 'a');
+       create table public.micro (at timestamptz, v text); insert into public.micro values ('2026-10-12 16:00:00.000001+00', 'a');`,
+    );
+    const p = project(
+      src,
+      `[sources.app.tables."public.big"]\ncursor_column = "seq"\nwrite_strategy = "append"\n\n[sources.app.tables."public.micro"]\ncursor_column = "at"\nwrite_strategy = "append"\n`,
+    );
+    await p.run("load");
+    await sql(
+      src,
+      `insert into public.big values (9007199254740993, 'dup-at-max'), (9007199254740994, 'b');
+       insert into public.micro values ('2026-10-12 16:00:00.000001+00', 'dup-at-max'), ('2026-10-12 16:00:00.000002+00', 'b');`,
+    );
+    const second = await p.run("load");
+    expect(second.code, second.stderr).toBe(0);
+    const big = await queryDuckDB(join(p.dir, "w.duckdb"), "select seq::varchar as seq, v from raw.app__big order by seq, v");
+    expect(big).toEqual([
+      { seq: "9007199254740993", v: "a" },
+      { seq: "9007199254740994", v: "b" },
+    ]);
+    const micro = await queryDuckDB(join(p.dir, "w.duckdb"), 'select v from raw.app__micro order by "at", v');
+    expect(micro.map((r) => r.v)).toEqual(["a", "b"]);
+  });
+
+  it("follows a target table dropped by hand, loads a source table with 0 rows, and notes the snapshot in plan", async () => {
+    const src = await database();
+    const dst = await database();
+    await sql(
+      src,
+      `create table public.orders (id int, updated_at timestamptz); create index on public.orders (updated_at);
+       insert into public.orders select g, '2026-10-01'::timestamptz + g * interval '1 minute' from generate_series(1, 500) g;
+       create table public.empty (id int, updated_at timestamptz);`,
+    );
+    const tables = `[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\nbatch_size = "1h"\ncursor_start = "2026-10-01"\ncursor_end = "2026-10-02"\n\n[sources.app.tables."public.empty"]\ncursor_column = "updated_at"\n`;
+    const p = project(src, tables, dst);
+    const plan = await p.run("plan");
+    expect(plan.stdout).toContain("REPEATABLE READ snapshot");
+    expect((await p.run("load")).code).toBe(0);
+    expect((await sql(dst, "select count(*)::int as n from raw.app__orders")).rows[0].n).toBe(500);
+    expect((await sql(dst, "select count(*)::int as n from raw.app__empty")).rows[0].n).toBe(0);
+    await sql(dst, "drop table raw.app__orders");
+    const again = await p.run("load", "app__orders");
+    expect(again.code, again.stderr).toBe(0);
+    expect((await sql(dst, "select count(*)::int as n, count(distinct id)::int as d from raw.app__orders")).rows[0]).toEqual({
+      n: 500,
+      d: 500,
+    });
+  });
+
+  it("redacts the password of a connection URL everywhere it would print", async () => {
+    const src = await database();
+    const withPassword = src.replace("postgres@", "postgres:s3cr3t-pw@");
+    const p = project(withPassword, `[sources.app.tables."public.nope"]\ncursor_column = "id"\n`);
+    const result = await p.run("load");
+    expect(result.code).not.toBe(0);
+    expect(`${result.stdout}${result.stderr}`).not.toContain("s3cr3t-pw");
+  });
+});
