@@ -46,6 +46,8 @@ export class ClickHouseCommitUnit implements CommitUnit {
   private current: { table: string; span: CursorSpan } | undefined;
   private build: string | undefined;
   private pending: Pending | undefined;
+  /** The insert sent last, not yet awaited. */
+  private inFlight: Promise<void> | undefined;
   /** Tables this unit created, dropped if it aborts. */
   private readonly made: string[] = [];
   private readonly label: string;
@@ -66,7 +68,7 @@ export class ClickHouseCommitUnit implements CommitUnit {
     const cursor = this.options.cursor;
     if (!cursor) throw new SqlloadError("SL900", `deleteRange on ${this.label}, which has no cursor column`);
     if (this.current) {
-      await this.guard(() => this.flush());
+      await this.guard(() => this.flush(true));
       this.current = undefined;
     }
     this.ops.push({
@@ -115,7 +117,7 @@ export class ClickHouseCommitUnit implements CommitUnit {
           // No rows, but known columns: the table becomes empty.
           await this.createBuild(this.options.columns);
         }
-        await this.flush();
+        await this.flush(true);
         await this.stage.commitUnit(this.ops, this.runLog, this.build);
       });
       this.open = false;
@@ -131,6 +133,8 @@ export class ClickHouseCommitUnit implements CommitUnit {
     if (!this.open && this.made.length === 0) return;
     this.open = false;
     this.pending = undefined;
+    await this.inFlight?.catch(() => undefined);
+    this.inFlight = undefined;
     const made = this.made.splice(0);
     await this.stage.drop(made).catch(() => undefined);
   }
@@ -161,12 +165,28 @@ export class ClickHouseCommitUnit implements CommitUnit {
     this.build = name;
   }
 
-  private async flush(): Promise<void> {
+  /**
+   * Sends the buffered rows. The insert runs while the caller encodes the next rows (ClickHouse
+   * parses on its own threads), one insert in flight at a time, so memory stays at two buffers.
+   * `wait` also waits for it: before a delete is recorded, and at commit.
+   */
+  private async flush(wait = false): Promise<void> {
     const pending = this.pending;
     this.pending = undefined;
-    if (!pending || pending.bytes === 0) return;
-    const data = pending.chunks.length === 1 ? (pending.chunks[0] as Buffer) : Buffer.concat(pending.chunks);
-    await this.session.insertRowBinary(this.ref.schema, pending.table, pending.columns, pending.structure, data);
+    await this.inFlight;
+    this.inFlight = undefined;
+    if (pending && pending.bytes > 0) {
+      const data = pending.chunks.length === 1 ? (pending.chunks[0] as Buffer) : Buffer.concat(pending.chunks);
+      const insert = this.session.insertRowBinary(this.ref.schema, pending.table, pending.columns, pending.structure, data);
+      // Awaited by the next flush; a failure surfaces there (or now, when waiting).
+      insert.catch(() => undefined);
+      this.inFlight = insert;
+    }
+    if (wait) {
+      const last = this.inFlight;
+      this.inFlight = undefined;
+      await last;
+    }
   }
 
   private check(): void {

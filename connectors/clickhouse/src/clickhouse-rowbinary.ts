@@ -1,3 +1,4 @@
+import { endianness } from "node:os";
 import {
   type Column,
   type ColumnVector,
@@ -58,14 +59,18 @@ class Writer {
   buf: Buffer;
   pos = 0;
 
-  constructor(capacity: number) {
+  /** `slack`: bytes every reservation adds, so a row's fixed-width writes fit after its variable ones. */
+  constructor(
+    capacity: number,
+    private readonly slack = 0,
+  ) {
     this.buf = Buffer.allocUnsafe(Math.max(capacity, 1024));
   }
 
   ensure(bytes: number): void {
-    if (this.pos + bytes <= this.buf.length) return;
+    if (this.pos + bytes + this.slack <= this.buf.length) return;
     let size = this.buf.length * 2;
-    while (size < this.pos + bytes) size *= 2;
+    while (size < this.pos + bytes + this.slack) size *= 2;
     const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
@@ -86,6 +91,14 @@ class Writer {
   }
 
   string(s: string): void {
+    if (s.length <= 42) {
+      // At most 126 bytes of UTF-8: a one-byte length, so the text is written once, in place.
+      this.ensure(127);
+      const len = this.buf.write(s, this.pos + 1, "utf8");
+      this.buf[this.pos] = len;
+      this.pos += len + 1;
+      return;
+    }
     const len = Buffer.byteLength(s, "utf8");
     this.varint(len);
     this.ensure(len);
@@ -213,29 +226,85 @@ function valueWriter(type: LogicalType, column: string): ValueWriter {
   }
 }
 
+/**
+ * Bytes per value of a column whose storage is a typed array holding the wire type's bytes in its
+ * low-order bytes (int16 lives in an Int32Array): such values are copied byte by byte, with no
+ * number or bigint conversion. Only on little-endian machines, the byte order of RowBinary.
+ */
+function copyWidth(type: LogicalType): number | undefined {
+  if (!LITTLE_ENDIAN) return undefined;
+  switch (type.kind) {
+    case "int16":
+      return 2;
+    case "int32":
+    case "date":
+      return 4;
+    case "int64":
+    case "time":
+    case "timestamp":
+    case "timestamptz":
+    case "float64":
+      return 8;
+    default:
+      return undefined;
+  }
+}
+
+const LITTLE_ENDIAN = endianness() === "LE";
+
+type RowWriter = (w: Writer, row: number) => void;
+
+function rowWriter(column: Column, vector: ColumnVector): { write: RowWriter; fixed: number } {
+  const nulls = vector.nulls;
+  const values = vector.values;
+  if (column.type.kind === "list") {
+    // An array cannot be NULL in ClickHouse: a NULL list is written empty.
+    const write = valueWriter(column.type, column.name);
+    return { write: (w, r) => write(w, nulls?.[r] === 1 ? [] : values[r]), fixed: 0 };
+  }
+  const width = copyWidth(column.type);
+  const typed = values as unknown as ArrayBufferView & { BYTES_PER_ELEMENT?: number };
+  if (width !== undefined && ArrayBuffer.isView(typed) && typed.BYTES_PER_ELEMENT) {
+    const bytes = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+    const stride = typed.BYTES_PER_ELEMENT;
+    return {
+      fixed: 1 + width,
+      write: (w, r) => {
+        const buf = w.buf;
+        if (nulls?.[r] === 1) {
+          buf[w.pos++] = 1;
+          return;
+        }
+        let pos = w.pos;
+        buf[pos++] = 0;
+        for (let k = 0, at = r * stride; k < width; k++) buf[pos++] = bytes[at + k] as number;
+        w.pos = pos;
+      },
+    };
+  }
+  const write = valueWriter(column.type, column.name);
+  return {
+    fixed: 1,
+    write: (w, r) => {
+      if (nulls?.[r] === 1) {
+        w.buf[w.pos++] = 1;
+        return;
+      }
+      w.buf[w.pos++] = 0;
+      write(w, values[r]);
+    },
+  };
+}
+
 /** Encodes a batch as RowBinary for `wireStructure(batch.schema)`. */
 export function encodeRowBinary(batch: RecordBatch): Buffer {
-  const columns = batch.schema.map((column, c) => {
-    const vector = batch.columns[c] as ColumnVector;
-    const write = valueWriter(column.type, column.name);
-    return { list: column.type.kind === "list", write, values: vector.values, nulls: vector.nulls };
-  });
-  const w = new Writer(batch.length * 16 * Math.max(1, columns.length));
+  const writers = batch.schema.map((column, c) => rowWriter(column, batch.columns[c] as ColumnVector));
+  const fixed = writers.reduce((sum, w) => sum + w.fixed, 0);
+  const w = new Writer(batch.length * (fixed + 8 * writers.length), fixed);
   for (let r = 0; r < batch.length; r++) {
-    for (const col of columns) {
-      const isNull = col.nulls !== undefined && col.nulls[r] === 1;
-      if (col.list) {
-        // An array cannot be NULL in ClickHouse: a NULL list is written empty.
-        col.write(w, isNull ? [] : col.values[r]);
-        continue;
-      }
-      if (isNull) {
-        w.u8(1);
-        continue;
-      }
-      w.u8(0);
-      col.write(w, col.values[r]);
-    }
+    // Room for every fixed-width byte of the row; variable writes reserve their own (plus this).
+    w.ensure(fixed);
+    for (const writer of writers) writer.write(w, r);
   }
   return w.take();
 }
