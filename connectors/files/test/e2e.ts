@@ -1,0 +1,54 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { duck } from "./harness.js";
+
+/** The built CLI (`pnpm --filter sqlload build` first), as apps/cli/test/cli.ts runs it. */
+export const CLI = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "apps", "cli", "bin", "run.js");
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Starts `sqlload ARGS` in `cwd`, as a user's shell would (no pnpm NODE_PATH). */
+export function startCli(args: readonly string[], cwd: string, env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { ...process.env, NODE_PATH: "", NO_COLOR: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+export function sqlload(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = startCli(args, cwd, env);
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (d) => (stdout += d));
+    child.stderr?.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** Runs and expects exit code 0. */
+export async function ok(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
+  const result = await sqlload(args, cwd, env);
+  if (result.code !== 0) throw new Error(`sqlload ${args.join(" ")} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+export function project(toml: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "sqlload-files-e2e-"));
+  writeFileSync(join(dir, "sqlload.toml"), toml);
+  return dir;
+}
+
+/** Rows of a query on a DuckDB file (opened read-only, so a CLI run may use it next). */
+export async function queryDuckDB(file: string, sql: string): Promise<Record<string, unknown>[]> {
+  return duck(`ATTACH '${file}' AS w (READ_ONLY)`, "USE w", sql);
+}
