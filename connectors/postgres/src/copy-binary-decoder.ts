@@ -78,6 +78,8 @@ export interface DecodedBatch {
   readonly batch: RecordBatch;
   /** Bytes of COPY data the batch's rows took. */
   readonly bytes: number;
+  /** Those bytes themselves (rows only, no header or trailer), for a Postgres target to pass on as they are. */
+  readonly raw: readonly Buffer[];
 }
 
 export interface DecoderOptions {
@@ -96,6 +98,8 @@ export interface DecoderOptions {
  */
 export class CopyBinaryDecoder {
   private pending: Buffer | undefined;
+  /** The COPY bytes of the rows decoded since the last flush, as slices of the chunks they came in. */
+  private raw: Buffer[] = [];
   private headerDone = false;
   private done = false;
   private builders: Builder[];
@@ -187,13 +191,15 @@ export class CopyBinaryDecoder {
       this.headerDone = true;
     }
     const out: DecodedBatch[] = [];
+    let rawStart = pos;
     let builders = this.builders;
     const ncols = builders.length;
     rows: while (pos + 2 <= end) {
       const fields = view.getInt16(pos);
       if (fields === -1) {
         this.done = true;
-        pos += 2;
+        if (pos > rawStart) this.raw.push(buf.subarray(rawStart, pos));
+        rawStart = pos += 2;
         break;
       }
       if (fields !== ncols) throw formatError(`a row has ${fields} fields, expected ${ncols}`);
@@ -223,10 +229,13 @@ export class CopyBinaryDecoder {
       pos = q;
       this.rows++;
       if (this.rows >= this.capacity || this.batchBytes >= this.maxBytes) {
+        this.raw.push(buf.subarray(rawStart, pos));
+        rawStart = pos;
         out.push(this.flush());
         builders = this.builders;
       }
     }
+    if (pos > rawStart) this.raw.push(buf.subarray(rawStart, pos));
     if (pos < end) this.pending = Buffer.from(buf.subarray(pos));
     return out;
   }
@@ -269,10 +278,12 @@ export class CopyBinaryDecoder {
       }
     });
     const bytes = this.batchBytes;
+    const raw = this.raw;
+    this.raw = [];
     this.rows = 0;
     this.batchBytes = 0;
     this.builders = this.allocate();
-    return { batch: { schema: this.schema, length: n, columns }, bytes };
+    return { batch: { schema: this.schema, length: n, columns }, bytes, raw };
   }
 }
 

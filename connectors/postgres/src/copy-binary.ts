@@ -1,4 +1,5 @@
 import { SqlloadError } from "@sqlload/core";
+import type { WireType } from "./postgres-dialect.js";
 
 /**
  * Shared pieces of COPY's binary format (https://www.postgresql.org/docs/current/sql-copy.html):
@@ -25,6 +26,42 @@ export const PG_EPOCH_MICROS_BIG = 946_684_800_000_000n;
 export const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export const TWO_32 = 4_294_967_296;
+
+/**
+ * Where a batch read by this connector keeps the COPY bytes of its rows. A Postgres target whose
+ * columns have the same binary formats writes those bytes as they are instead of encoding the
+ * batch again (the native Postgres-to-Postgres path). A batch rebuilt by anyone (filtered,
+ * projected, sliced) is a new object without it, so the bytes always match the rows they carry.
+ * Versioned, so two copies of the connector of different formats never share it.
+ */
+export const RAW_COPY = Symbol.for("@sqlload/connector-postgres/raw-copy-binary/v1");
+
+export interface RawCopy {
+  readonly parts: readonly Buffer[];
+  /** The binary format of each column, in the batch's column order. */
+  readonly wires: readonly WireType[];
+}
+
+export function rawCopyOf(batch: object): RawCopy | undefined {
+  return (batch as { [RAW_COPY]?: RawCopy })[RAW_COPY];
+}
+
+/** Marks a batch with its COPY bytes (not enumerable: invisible to comparisons and spreads). */
+export function attachRawCopy<T extends object>(batch: T, raw: RawCopy): T {
+  Object.defineProperty(batch, RAW_COPY, { value: raw, enumerable: false });
+  return batch;
+}
+
+/** Whether bytes sent in `from` can be received as `to` unchanged. */
+export function sameWire(from: WireType, to: WireType): boolean {
+  if (from.kind === "unsupported" || to.kind === "unsupported") return false;
+  if (from.kind === "array" || to.kind === "array") {
+    return (
+      from.kind === "array" && to.kind === "array" && from.elementOid === to.elementOid && sameWire(from.element, to.element)
+    );
+  }
+  return from.kind === to.kind;
+}
 
 const NUMERIC_POS = 0x0000;
 const NUMERIC_NEG = 0x4000;

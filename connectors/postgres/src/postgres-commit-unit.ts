@@ -13,7 +13,7 @@ import {
 } from "@sqlload/core";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { HEADER, TRAILER } from "./copy-binary.js";
+import { HEADER, rawCopyOf, sameWire, TRAILER } from "./copy-binary.js";
 import { CopyBinaryEncoder } from "./copy-binary-encoder.js";
 import { type ErrorContext, toSqlloadError } from "./errors.js";
 import { defaultCollationIsCodePoint, findTable, type Queryable, tableColumns } from "./postgres-catalog.js";
@@ -61,6 +61,8 @@ let stagingCounter = 0;
 export class PostgresCommitUnit implements CommitUnit {
   private copy: OpenCopy | undefined;
   private done = false;
+  /** Batches written: passed on as the COPY bytes they were read as, or encoded. */
+  readonly stats = { passedThrough: 0, encoded: 0 };
   private readonly display: string;
 
   private constructor(
@@ -137,6 +139,20 @@ export class PostgresCommitUnit implements CommitUnit {
           throw new SqlloadError("SL209", `column "${column.name}" is not in ${this.display}`, { table: this.display });
         }
       }
+      // Rows read from Postgres in the very formats these columns take are passed on as they are.
+      const raw = rawCopyOf(batch);
+      const same = raw?.wires.every((wire, i) => sameWire(wire, (byName.get(batch.schema[i]?.name ?? "") as PgColumn).wire));
+      if (raw && same && raw.wires.length === batch.schema.length) {
+        const copy = await this.openCopy(batch.schema.map((c) => byName.get(c.name) as PgColumn));
+        for (const part of raw.parts) {
+          if (copy.error) throw copy.error;
+          if (!copy.stream.write(part)) await once(copy.stream, "drain");
+        }
+        if (copy.error) throw copy.error;
+        this.stats.passedThrough++;
+        return;
+      }
+      this.stats.encoded++;
       const names = new Set(batch.schema.map((c) => c.name));
       const columns = this.destination.columns.filter((c) => names.has(c.name));
       const copy = await this.openCopy(columns);

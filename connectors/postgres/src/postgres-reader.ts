@@ -10,6 +10,7 @@ import {
 } from "@sqlload/core";
 import type pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
+import { attachRawCopy } from "./copy-binary.js";
 import { CopyBinaryDecoder } from "./copy-binary-decoder.js";
 import { type ErrorContext, toSqlloadError } from "./errors.js";
 import {
@@ -108,9 +109,10 @@ export class PostgresTableReader implements SourceTableReader {
     const release = await this.turn();
     this.reading = true;
     const { cursor, columns } = this.table;
+    const wires = columns.map(readWire);
     const decoder = new CopyBinaryDecoder(
       columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
-      columns.map(readWire),
+      wires,
     );
     // A deep buffer lets the server keep sending while a batch is being written elsewhere.
     const stream = this.client.query(copyTo(this.copySql(request), { highWaterMark: 4 << 20 }));
@@ -157,10 +159,10 @@ export class PostgresTableReader implements SourceTableReader {
     try {
       if (request.signal.aborted) onAbort();
       for await (const chunk of stream as AsyncIterable<Buffer>) {
-        for (const { batch, bytes } of decoder.push(chunk)) yield* emit(batch, bytes);
+        for (const { batch, bytes, raw } of decoder.push(chunk)) yield* emit(attachRawCopy(batch, { parts: raw, wires }), bytes);
       }
       const rest = decoder.end();
-      if (rest) yield* emit(rest.batch, rest.bytes);
+      if (rest) yield* emit(attachRawCopy(rest.batch, { parts: rest.raw, wires }), rest.bytes);
       completed = true;
     } catch (error) {
       const mapped = request.signal.aborted

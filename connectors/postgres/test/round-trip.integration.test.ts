@@ -1,7 +1,17 @@
 import { batchToRows, formatLogicalType, type SourceConnection, type TargetConnection } from "@sqlload/core";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { batchesOf, copyTable, openSource, openTarget, rows, type Server, startServer, tableRequest } from "./harness.js";
+import {
+  batchesOf,
+  copyTable,
+  openSource,
+  openTarget,
+  readRequest,
+  rows,
+  type Server,
+  startServer,
+  tableRequest,
+} from "./harness.js";
 
 let server: Server;
 let sql: pg.Pool;
@@ -94,22 +104,29 @@ describe("Postgres to Postgres, every type", () => {
     for (const c of COLUMNS) expect(types[c.name], c.name).toBe(c.logical);
   });
 
-  it("round-trips every value exactly through the reader and a commit unit", async () => {
-    const ref = { schema: "raw", name: "app__all_types" };
-    const { rows: count } = await copyTable(source, target, tableRequest("public.all_types"), ref);
-    expect(count).toBe(50_004);
-    const [counted] = await rows<{ n: string }>(sql, "SELECT count(*) AS n FROM raw.app__all_types");
-    expect(Number(counted?.n)).toBe(50_004);
-    // One pass over both tables, naming the columns that differ on each differing row.
-    const checks = COLUMNS.map(
+  /** One pass over both tables, naming the columns that differ on each differing row. */
+  async function differences(table: string, columns: typeof COLUMNS) {
+    const checks = columns.map(
       (c) => `CASE WHEN ${c.compare ?? `s.${c.name} IS DISTINCT FROM d.${c.name}`} THEN '${c.name}' END`,
     );
     const bad = await rows(
       sql,
       `SELECT * FROM (SELECT s.id, array_remove(ARRAY[${checks.join(", ")}], NULL) AS differs
-                      FROM all_types s FULL JOIN raw.app__all_types d USING (id)) x
+                      FROM all_types s FULL JOIN ${table} d USING (id)) x
        WHERE cardinality(differs) > 0 LIMIT 5`,
     );
+    return { bad, checks };
+  }
+
+  it("round-trips every value exactly through the reader and a commit unit (encoding each batch)", async () => {
+    const ref = { schema: "raw", name: "app__all_types" };
+    const { rows: count, stats } = await copyTable(source, target, tableRequest("public.all_types"), ref);
+    expect(count).toBe(50_004);
+    // json columns become jsonb, whose binary form differs: every batch is encoded.
+    expect(stats).toEqual({ passedThrough: 0, encoded: expect.any(Number) });
+    const [counted] = await rows<{ n: string }>(sql, "SELECT count(*) AS n FROM raw.app__all_types");
+    expect(Number(counted?.n)).toBe(50_004);
+    const { bad, checks } = await differences("raw.app__all_types", COLUMNS);
     expect(bad).toEqual([]);
     // The comparison itself must see a difference in the last digit.
     await sql.query("UPDATE raw.app__all_types SET c_num_wide = c_num_wide + 0.0000000001 WHERE id = 1");
@@ -126,6 +143,32 @@ describe("Postgres to Postgres, every type", () => {
     // Unconstrained numeric comes back unconstrained, so no digit is rounded away.
     expect(byName.c_num_free).toBe("numeric");
     expect(byName.c_json).toBe("jsonb");
+  });
+
+  it("passes the COPY bytes through unchanged when the target's columns take the same formats", async () => {
+    const columns = COLUMNS.filter((c) => c.name !== "c_json");
+    const ref = { schema: "raw", name: "app__all_types_native" };
+    const request = tableRequest("public.all_types", undefined, ["id", ...columns.map((c) => c.name)]);
+    const { rows: count, stats } = await copyTable(source, target, request, ref);
+    expect(count).toBe(50_004);
+    expect(stats).toEqual({ passedThrough: expect.any(Number), encoded: 0 });
+    expect(stats?.passedThrough).toBeGreaterThan(10);
+    expect((await differences("raw.app__all_types_native", columns)).bad).toEqual([]);
+  });
+
+  it("encodes a batch the engine rebuilt (no COPY bytes attached), with the same result", async () => {
+    const columns = COLUMNS.filter((c) => c.name !== "c_json");
+    const ref = { schema: "raw", name: "app__all_types_rebuilt" };
+    const request = tableRequest("public.all_types", undefined, ["id", ...columns.map((c) => c.name)]);
+    const info = await source.describeTable(request);
+    const ensured = await target.ensureTable(ref, info.columns ?? [], {});
+    const reader = await source.openTable(request, info);
+    const unit = await target.begin(ref, { strategy: "append", columns: ensured });
+    for await (const item of reader.read(readRequest())) if (item.kind === "batch") await unit.write({ ...item.batch });
+    await unit.commit();
+    await reader.close();
+    expect((unit as unknown as { stats: unknown }).stats).toEqual({ passedThrough: 0, encoded: expect.any(Number) });
+    expect((await differences("raw.app__all_types_rebuilt", columns)).bad).toEqual([]);
   });
 
   it("decodes values to core's storage exactly (bigint beyond 2^53, microseconds, infinities)", async () => {
