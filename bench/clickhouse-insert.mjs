@@ -57,6 +57,7 @@ const timed = async (name, work) => {
 console.log(
   `${N.toLocaleString("en")} rows of (Int64, Int64, Float64, DateTime64(6), String), chdb ${(await session.query("SELECT version() AS v"))[0].v}`,
 );
+const rssBefore = process.memoryUsage().rss;
 let rssPeak = 0;
 const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
 await timed("sqlload RowBinary (staged, published)", async () => {
@@ -104,7 +105,7 @@ for (const t of ["rowbinary", "json", "native"]) {
   if (Number(row.n) !== N) throw new Error(`bench.${t} holds ${row.n} rows`);
 }
 console.log(
-  `RowBinary is ${(results["JSONCompactEachRow, 100,000-row inserts"] / results["sqlload RowBinary (staged, published)"]).toFixed(1)}x JSON's speed and ${(results["ClickHouse generating the rows (ceiling)"] / results["sqlload RowBinary (staged, published)"]).toFixed(2)}x the ceiling; peak RSS ${Math.round(rssPeak / 2 ** 20)} MB`,
+  `RowBinary is ${(results["JSONCompactEachRow, 100,000-row inserts"] / results["sqlload RowBinary (staged, published)"]).toFixed(1)}x JSON's speed and ${(results["ClickHouse generating the rows (ceiling)"] / results["sqlload RowBinary (staged, published)"]).toFixed(2)}x the ceiling; peak RSS ${Math.round(rssPeak / 2 ** 20)} MB (${Math.round((rssPeak - rssBefore) / 2 ** 20)} MB over the process with its batches built and chdb loaded)`,
 );
 await client.close();
 await target.close();

@@ -118,7 +118,15 @@ export class ClickHouseCommitUnit implements CommitUnit {
           await this.createBuild(this.options.columns);
         }
         await this.flush(true);
+        const alone = !this.stage.pending;
         await this.stage.commitUnit(this.ops, this.runLog, this.build);
+        if (alone && this.options.strategy === "append" && this.ops.length === 0 && !this.build) {
+          // A unit that only appends run-log records (a reconcile record, `logged-state reset`)
+          // lands at once: callers outside the runner commit such units without calling publish,
+          // and appending records alone cannot be half-visible. Only when nothing else is staged,
+          // so it never publishes another unit's rows early.
+          await this.stage.publish();
+        }
       });
       this.open = false;
       // The stage owns the unit's tables now.

@@ -197,6 +197,9 @@ export async function openServer(options: ServerOptions): Promise<ClickHouseSess
     ...(options.database !== undefined ? { database: options.database } : {}),
     clickhouse_settings: SESSION_SETTINGS,
     application: "sqlload",
+    // A publish may copy or rewrite a large table in one statement (a DELETE, an engine change):
+    // the client's default of 30 s would abandon it while the server carries on.
+    request_timeout: 3_600_000,
   });
   const session = new ServerSession(client, where);
   try {

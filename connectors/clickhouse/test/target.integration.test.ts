@@ -561,6 +561,28 @@ for (const engine of engines()) {
         expect((await target.readRunLog(other)).map((row, i) => decodeRunLogRow(row, i).rows)).toEqual([2]);
       });
 
+      it("lands a log-only append at commit (as logged-state commands write it, without publish)", async () => {
+        const r = ref();
+        const cols = [col("x", t("int64"))];
+        await load(target, r, cols, [batch(cols, [{ x: 1n }])]);
+        const unit = await target.begin(r, { strategy: "append", columns: [] });
+        await unit.appendRunLog(logRow(`${r.schema}.t`, 0));
+        await unit.commit();
+        expect(await target.readRunLog(r)).toHaveLength(1);
+        // Behind staged rows it waits for their publish instead.
+        const rows = await target.begin(r, { strategy: "append", columns: cols });
+        await rows.write(batch(cols, [{ x: 2n }]));
+        await rows.commit();
+        const log = await target.begin(r, { strategy: "append", columns: [] });
+        await log.appendRunLog(logRow(`${r.schema}.t`, 2));
+        await log.commit();
+        expect(await target.readRunLog(r)).toHaveLength(1);
+        expect(await rowsOf(r)).toEqual([{ x: "1" }]);
+        await target.publish(r);
+        expect(await target.readRunLog(r)).toHaveLength(2);
+        expect(await rowsOf(r, "x")).toEqual([{ x: "1" }, { x: "2" }]);
+      });
+
       it("logs a unit that only logs, even for a table that does not exist yet", async () => {
         const r = ref();
         const unit = await target.begin(r, { strategy: "delete_insert", columns: [], cursor: { column: "c", kind: "integer" } });
