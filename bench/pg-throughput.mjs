@@ -6,7 +6,9 @@
 //
 //   pnpm --filter @sqlload/core --filter @sqlload/testing --filter @sqlload/connector-postgres \
 //        --filter @sqlload/connector-duckdb build
-//   node bench/pg-throughput.mjs [--rows 5000000] [--small 1000000] [--no-pgloader] [--no-duckdb]
+//   node bench/pg-throughput.mjs [--rows 5000000] [--small 1000000] [--no-pgloader] [--no-duckdb] [--memory]
+//
+// `--memory` prints the loads' memory every 500,000 rows.
 //
 // Each sqlload load runs in a child process of its own so its peak RSS is its own. The connector's
 // reader and commit units are driven directly, the way the engine drives them (no CLI).
@@ -41,7 +43,7 @@ const flag = (name, fallback) => {
 
 // ── The measured sqlload path (child process) ──────────────────────────────────────────────
 
-async function child({ mode, src, dst, table, duckdbPath }) {
+async function child({ mode, src, dst, table, duckdbPath, memory }) {
   const { default: postgres } = await importBuilt("connectors/postgres/dist/index.js");
   const { parseTableKey } = await importBuilt("packages/core/dist/index.js");
   const started = performance.now();
@@ -72,7 +74,7 @@ async function child({ mode, src, dst, table, duckdbPath }) {
   // only at the commit points an ordered read yields.
   for await (const item of reader.read({ range: {}, includeNulls: true, ordered, signal })) {
     if (item.kind === "batch") {
-      if (process.env.BENCH_MEMORY && Math.floor((rows + item.batch.length) / 500_000) > Math.floor(rows / 500_000)) {
+      if (memory && Math.floor((rows + item.batch.length) / 500_000) > Math.floor(rows / 500_000)) {
         const m = process.memoryUsage();
         const mb = (x) => (x / 2 ** 20).toFixed(0);
         console.error(
@@ -102,7 +104,8 @@ async function child({ mode, src, dst, table, duckdbPath }) {
 
 function runChild(spec) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), "--child", JSON.stringify(spec)], {
+    const full = { ...spec, memory: argv.includes("--memory") };
+    const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), "--child", JSON.stringify(full)], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
@@ -165,7 +168,10 @@ async function pgloader(srcUrl, dstUrl, table) {
     return await timed(
       () =>
         new Promise((resolve, reject) => {
-          const proc = spawn("pgloader", ["--root-dir", dir, file], { stdio: ["ignore", "ignore", "pipe"] });
+          // SBCL's default heap is exhausted by a few million rows; 4 GB lets pgloader finish.
+          const proc = spawn("pgloader", ["--dynamic-space-size", "4096", "--root-dir", dir, file], {
+            stdio: ["ignore", "ignore", "pipe"],
+          });
           let err = "";
           proc.stderr.on("data", (d) => {
             err += d;

@@ -85,20 +85,30 @@ export class PostgresTableReader implements SourceTableReader {
     return release;
   }
 
-  /** The COPY statement of a read. COPY takes no parameters, so bounds are quoted literals. */
-  copySql(request: Pick<ReadRequest, "range" | "includeNulls" | "ordered">): string {
+  /**
+   * The COPY statements of a read, run one after the other (COPY takes no parameters, so bounds
+   * are quoted literals). An ordered read that includes NULLs reads them first with a statement
+   * of their own: `ORDER BY c NULLS FIRST` cannot use a plain (`NULLS LAST`) index and would sort
+   * the whole table, while `ORDER BY c` over the non-NULL rows walks the index.
+   */
+  copyStatements(request: Pick<ReadRequest, "range" | "includeNulls" | "ordered">): string[] {
     const { cursor } = this.table;
-    let sql = `SELECT ${this.table.columns.map(selectExpression).join(", ")} FROM ${this.table.sql}`;
-    if (cursor) {
-      const where = rangeCondition(cursor.expression, request.range, request.includeNulls, (v) =>
-        cursorLiteral(v, cursor.column, cursor.kind),
-      );
-      if (where) sql += ` WHERE ${where}`;
-      if (request.ordered) sql += ` ORDER BY ${cursor.expression} NULLS FIRST`;
-    } else if (request.range.from || request.range.to) {
-      throw new SqlloadError("SL900", `a cursor range was asked of ${this.table.display}, which has no cursor column`);
+    const select = `SELECT ${this.table.columns.map(selectExpression).join(", ")} FROM ${this.table.sql}`;
+    const copy = (sql: string) => `COPY (${sql}) TO STDOUT (FORMAT binary)`;
+    if (!cursor) {
+      if (request.range.from || request.range.to) {
+        throw new SqlloadError("SL900", `a cursor range was asked of ${this.table.display}, which has no cursor column`);
+      }
+      return [copy(select)];
     }
-    return `COPY (${sql}) TO STDOUT (FORMAT binary)`;
+    const literal = (v: CursorValue) => cursorLiteral(v, cursor.column, cursor.kind);
+    if (!request.ordered) {
+      const where = rangeCondition(cursor.expression, request.range, request.includeNulls, literal);
+      return [copy(where ? `${select} WHERE ${where}` : select)];
+    }
+    const values = `${select} WHERE ${rangeCondition(cursor.expression, request.range, false, literal)} ORDER BY ${cursor.expression}`;
+    const nulls = request.includeNulls && cursor.column.nullable ? [copy(`${select} WHERE ${cursor.expression} IS NULL`)] : [];
+    return [...nulls, copy(values)];
   }
 
   read(request: ReadRequest): AsyncIterable<SourceItem> {
@@ -110,13 +120,9 @@ export class PostgresTableReader implements SourceTableReader {
     this.reading = true;
     const { cursor, columns } = this.table;
     const wires = columns.map(readWire);
-    const decoder = new CopyBinaryDecoder(
-      columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
-      wires,
-    );
-    // A deep buffer lets the server keep sending while a batch is being written elsewhere.
-    const stream = this.client.query(copyTo(this.copySql(request), { highWaterMark: 4 << 20 }));
-    const onAbort = () => stream.destroy(new SqlloadError("SL307", `reading ${this.table.display} was interrupted`));
+    const schema = columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
+    let stream: ReturnType<typeof copyTo> | undefined;
+    const onAbort = () => stream?.destroy(new SqlloadError("SL307", `reading ${this.table.display} was interrupted`));
     request.signal.addEventListener("abort", onAbort, { once: true });
     const commitPoints = request.ordered && cursor !== undefined;
     let last: CursorValue | null | undefined;
@@ -157,12 +163,18 @@ export class PostgresTableReader implements SourceTableReader {
       yield { kind: "batch", batch: split > 0 ? sliceBatch(batch, split, batch.length) : batch };
     };
     try {
-      if (request.signal.aborted) onAbort();
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        for (const { batch, bytes, raw } of decoder.push(chunk)) yield* emit(attachRawCopy(batch, { parts: raw, wires }), bytes);
+      for (const sql of this.copyStatements(request)) {
+        const decoder = new CopyBinaryDecoder(schema, wires);
+        // A deep buffer lets the server keep sending while a batch is being written elsewhere.
+        stream = this.client.query(copyTo(sql, { highWaterMark: 4 << 20 }));
+        if (request.signal.aborted) onAbort();
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          for (const { batch, bytes, raw } of decoder.push(chunk))
+            yield* emit(attachRawCopy(batch, { parts: raw, wires }), bytes);
+        }
+        const rest = decoder.end();
+        if (rest) yield* emit(attachRawCopy(rest.batch, { parts: rest.raw, wires }), rest.bytes);
       }
-      const rest = decoder.end();
-      if (rest) yield* emit(attachRawCopy(rest.batch, { parts: rest.raw, wires }), rest.bytes);
       completed = true;
     } catch (error) {
       const mapped = request.signal.aborted
@@ -179,7 +191,7 @@ export class PostgresTableReader implements SourceTableReader {
           retryable: true,
           hint: "Run again: the table's committed windows are kept.",
         });
-        stream.destroy();
+        stream?.destroy();
         this.release(this.lost);
       }
       release();

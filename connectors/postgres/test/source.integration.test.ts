@@ -10,6 +10,7 @@ import {
 } from "@sqlload/core";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PostgresTableReader } from "../src/postgres-reader.js";
 import {
   batchesOf,
   collect,
@@ -295,6 +296,42 @@ describe("ordered reads", () => {
     expect(total).toBe(20_000);
     expect(points).toBeGreaterThan(0);
     expect(batchesOf(items)[0]?.columns[kIndex]?.nulls?.[0]).toBe(1);
+  });
+});
+
+describe("ordered reads use the cursor's index", () => {
+  it("reads NULLs with a statement of their own, so the values come from the index without a sort", async () => {
+    await sql.query(`CREATE TABLE indexed (id serial, at timestamptz, code text)`);
+    await sql.query(`CREATE INDEX ON indexed (at)`);
+    await sql.query(`CREATE INDEX ON indexed (code COLLATE "C")`);
+    await sql.query(`INSERT INTO indexed (at, code) SELECT now() - g * interval '1 s', g::text FROM generate_series(1, 1000) g`);
+    await sql.query(`INSERT INTO indexed (at, code) VALUES (NULL, NULL)`);
+    for (const [column, kind] of [
+      ["at", "timestamp"],
+      ["code", "text"],
+    ] as const) {
+      const request = tableRequest("public.indexed", column);
+      const reader = (await source.openTable(request, await source.describeTable(request))) as PostgresTableReader;
+      const from: CursorValue = kind === "text" ? text("5") : ts(0n);
+      const statements = reader.copyStatements({ range: { from }, includeNulls: true, ordered: true });
+      expect(statements).toHaveLength(2);
+      expect(statements[0]).toContain("IS NULL");
+      const client = await sql.connect();
+      try {
+        // Tiny tables favour other plans; the question is only whether the index can give the order.
+        await client.query("SET enable_seqscan = off; SET enable_bitmapscan = off");
+        const inner = (statements[1] as string).replace(/^COPY \((.*)\) TO STDOUT \(FORMAT binary\)$/s, "$1");
+        const plan = (await client.query(`EXPLAIN ${inner}`)).rows.map((r) => r["QUERY PLAN"]).join("\n");
+        expect(plan, plan).toMatch(/Index Scan/);
+        expect(plan).not.toMatch(/Sort/);
+      } finally {
+        client.release();
+      }
+      const all = batchesOf(await collect(reader.read(readRequest({ ordered: true, includeNulls: true })))).flatMap(batchToRows);
+      expect(all[0]?.[column]).toBeNull();
+      expect(all).toHaveLength(1001);
+      await reader.close();
+    }
   });
 });
 
