@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -225,6 +225,21 @@ export async function openChdb(folder: string, projectDir: string): Promise<Clic
   return new ChdbSession(shared);
 }
 
+/**
+ * The process holding a chdb folder, from the `status` file ClickHouse keeps (and locks) there
+ * while it runs: chdb reports a held folder only on stderr, its error says no more than "failed".
+ */
+function chdbHolder(folder: string): string | undefined {
+  try {
+    const pid = Number(/^PID: (\d+)/m.exec(readFileSync(join(folder, "status"), "utf8"))?.[1]);
+    if (!Number.isSafeInteger(pid) || pid === process.pid) return undefined;
+    process.kill(pid, 0);
+    return `pid ${pid}`;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM" ? "another user's process" : undefined;
+  }
+}
+
 async function createChdb(folder: string): Promise<SharedChdb> {
   let createChdbConnection: (options: { path: string }) => unknown;
   try {
@@ -244,6 +259,13 @@ async function createChdb(folder: string): Promise<SharedChdb> {
     const connection = createChdbConnection({ path: folder });
     client = createClient({ connection: connection as never, clickhouse_settings: SESSION_SETTINGS });
   } catch (error) {
+    const holder = chdbHolder(folder);
+    if (holder !== undefined) {
+      throw new SqlloadError("SL306", `the chdb folder ${folder} is open in another process (${holder})`, {
+        cause: error,
+        hint: "chdb lets one process open a folder at a time: wait for the other run (or close the other program), then run again.",
+      });
+    }
     throw wrapClickHouseError(error, "SL308", `cannot open chdb in ${folder}`);
   }
   const spool = mkdtempSync(join(tmpdir(), "sqlload-chdb-"));

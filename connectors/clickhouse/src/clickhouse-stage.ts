@@ -217,11 +217,14 @@ export class TableStage {
     };
     await ensureRunLogTable(this.session, this.db);
     await this.writeJournal(journal);
-    const name = auxName("publish", this.ref.name, id);
-    await applyJournal(this.session, this.ref, name, journal, this.runLog);
+    // Decided: the build table is the journal's now. Should the rest fail, discarding this
+    // connection's tables must not drop it; the next run finishes the publish with it.
     if (build) this.tables.delete(build);
-    if (this.acc && this.acc !== build) await this.drop([this.acc]);
+    const acc = this.acc !== build ? this.acc : undefined;
+    const runLog = this.runLog;
     this.reset();
+    await applyJournal(this.session, this.ref, auxName("publish", this.ref.name, id), journal, runLog);
+    if (acc) await this.drop([acc]);
   }
 
   /**
@@ -296,7 +299,8 @@ export class TableStage {
  * Carries out a decided publish, each step safe to repeat: swap (unless the target's UUID shows
  * it happened), log (unless records of this publish exist), drop the old table and the journal.
  * A target that is neither the one the publish started from nor its build was replaced by hand
- * meanwhile: the data wins, and the publish is abandoned without logging.
+ * meanwhile (or the build table is gone): the data wins, and the publish is abandoned without
+ * logging.
  */
 async function applyJournal(
   session: ClickHouseSession,
@@ -312,7 +316,7 @@ async function applyJournal(
     const current = await tableUuid(session, db, ref.name);
     if (current === journal.after) {
       // Swapped before a crash.
-    } else if (current === journal.before) {
+    } else if (current === journal.before && (await tableUuid(session, db, journal.build)) === journal.after) {
       const build = qualifiedName(db, journal.build);
       await session.command(current === null ? `RENAME TABLE ${build} TO ${target}` : `EXCHANGE TABLES ${target} AND ${build}`);
     } else landed = false;

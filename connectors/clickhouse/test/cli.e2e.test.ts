@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { createDatabase, type PostgresInstance, startPostgres } from "@sqlload/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openChdb } from "../src/clickhouse-session.js";
 import { CLI, ClickHouseProject, tableModule } from "./cli.js";
 
 // The ClickHouse target end to end through the built CLI, installed in a project's node_modules
@@ -101,6 +102,16 @@ describe.runIf(built)("sqlload into ClickHouse (built CLI, chdb)", () => {
     ).toEqual([]);
     const third = await p.ok("load", "src__orders");
     expect(third.stdout).toContain("loaded raw.src__orders 1 rows");
+
+    // While another process holds the chdb folder, the run skips the table as retryable (exit 75).
+    const holder = await openChdb("ch", p.dir);
+    try {
+      const busy = await p.run(["load", "src__orders"]);
+      expect(busy.code).toBe(75);
+      expect(busy.stdout + busy.stderr).toMatch(/SL306 the chdb folder .* is open in another process \(pid \d+\)/);
+    } finally {
+      await holder.release();
+    }
   });
 
   describe("a run killed before it publishes (delete_insert in windows)", () => {

@@ -176,12 +176,18 @@ for (const engine of engines()) {
     });
 
     describe("a crash during publish", () => {
+      /** A run as the runner drives it: lock, stage two windows, publish, release (which discards what is unpublished). */
       const stageAndPublish = async (s: ClickHouseSession, r: TargetTableRef) => {
         const tg = new ClickHouseTarget(s);
-        await tg.ensureTable(r, cols, {});
-        await window(tg, r, 0, 5, "new");
-        await window(tg, r, 5, 10, "new");
-        return tg.publish(r);
+        const lock = await tg.lockTable(r);
+        try {
+          await tg.ensureTable(r, cols, {});
+          await window(tg, r, 0, 5, "new");
+          await window(tg, r, 5, 10, "new");
+          await tg.publish(r);
+        } finally {
+          await lock.release();
+        }
       };
 
       it("before the decision: the table stays as it was, and the next run drops the leftovers", async () => {
