@@ -79,6 +79,11 @@ export async function attachAllPartitions(session: ClickHouseSession, database: 
   }
 }
 
+/** Creates the database when missing; looked up first, so a user without CREATE DATABASE can load into an existing one. */
 export async function ensureDatabase(session: ClickHouseSession, database: string): Promise<void> {
+  const found = await session.query<{ n: string }>("SELECT count() AS n FROM system.databases WHERE name = {db:String}", {
+    db: database,
+  });
+  if (Number(found[0]?.n ?? 0) > 0) return;
   await session.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(database)}`);
 }
