@@ -55,7 +55,7 @@ const CODES: Record<Exclude<WireType["kind"], "unsupported">, number> = {
   array: ARRAY,
 };
 
-/** One column being filled: its storage as core's RecordBatch documents it. */
+/** One column being decoded: its storage as core's RecordBatch documents it. */
 interface Builder {
   readonly code: number;
   readonly wire: WireType;
@@ -66,7 +66,6 @@ interface Builder {
   /** The two 32-bit words of each `i64` slot, low word first (little-endian hosts). */
   w32: Int32Array;
   arr: unknown[];
-  nulls: Uint8Array | undefined;
 }
 
 const EMPTY_U8 = new Uint8Array(0);
@@ -92,17 +91,32 @@ export interface DecoderOptions {
   readonly bytes?: number;
 }
 
+/** Where the fields of a batch's rows lie, so that each column can be decoded when first read. */
+interface FieldIndex {
+  /** The buffers the rows lie in, and a view of each. */
+  readonly bufs: Buffer[];
+  readonly views: DataView[];
+  /** Per row, the index of its buffer. */
+  readonly rowBuf: Int32Array;
+  /** Per column and row (`c * capacity + r`): the field's offset and length (-1 for NULL). */
+  readonly offsets: Int32Array;
+  readonly lengths: Int32Array;
+}
+
 /**
  * Decodes a stream of COPY binary chunks (split anywhere, not on row boundaries) into
- * RecordBatches, writing each field straight into its column's typed array.
+ * RecordBatches. A push only walks the rows, noting where each field lies; a column's values are
+ * decoded straight into its typed array the first time anyone reads them. Rows that go on to a
+ * Postgres target as the bytes they came in (see RAW_COPY) are then never decoded beyond the
+ * cursor column the engine looks at.
  */
 export class CopyBinaryDecoder {
   private pending: Buffer | undefined;
-  /** The COPY bytes of the rows decoded since the last flush, as slices of the chunks they came in. */
+  /** The COPY bytes of the rows walked since the last flush, as slices of the chunks they came in. */
   private raw: Buffer[] = [];
   private headerDone = false;
   private done = false;
-  private builders: Builder[];
+  private index: FieldIndex;
   private rows = 0;
   private batchBytes = 0;
   private readonly capacity: number;
@@ -115,7 +129,10 @@ export class CopyBinaryDecoder {
   ) {
     this.capacity = options.rows ?? 4096;
     this.maxBytes = options.bytes ?? 8 << 20;
-    this.builders = this.allocate();
+    for (const wire of wires) {
+      if (wire.kind === "unsupported") throw formatError(`a column of type ${wire.name} cannot be decoded`);
+    }
+    this.index = this.newIndex();
   }
 
   /** Whether the trailer has been read. */
@@ -123,46 +140,15 @@ export class CopyBinaryDecoder {
     return this.done;
   }
 
-  private allocate(): Builder[] {
-    const n = this.capacity;
-    return this.wires.map((wire) => {
-      if (wire.kind === "unsupported") throw formatError(`a column of type ${wire.name} cannot be decoded`);
-      const code = CODES[wire.kind];
-      const b: Builder = {
-        code,
-        wire,
-        u8: EMPTY_U8,
-        i32: EMPTY_I32,
-        f64: EMPTY_F64,
-        i64: EMPTY_I64,
-        w32: EMPTY_I32,
-        arr: [],
-        nulls: undefined,
-      };
-      switch (code) {
-        case BOOL:
-          b.u8 = new Uint8Array(n);
-          break;
-        case INT2:
-        case INT4:
-        case DATE:
-          b.i32 = new Int32Array(n);
-          break;
-        case FLOAT4:
-        case FLOAT8:
-          b.f64 = new Float64Array(n);
-          break;
-        case INT8:
-        case TIME:
-        case TIMESTAMP:
-          b.i64 = new BigInt64Array(n);
-          b.w32 = new Int32Array(b.i64.buffer);
-          break;
-        default:
-          b.arr = new Array(n);
-      }
-      return b;
-    });
+  private newIndex(): FieldIndex {
+    const cells = this.capacity * this.wires.length;
+    return {
+      bufs: [],
+      views: [],
+      rowBuf: new Int32Array(this.capacity),
+      offsets: new Int32Array(cells),
+      lengths: new Int32Array(cells),
+    };
   }
 
   /** Feeds one chunk; returns the batches it completed. */
@@ -192,8 +178,10 @@ export class CopyBinaryDecoder {
     }
     const out: DecodedBatch[] = [];
     let rawStart = pos;
-    let builders = this.builders;
-    const ncols = builders.length;
+    let bufIndex = -1;
+    let { offsets, lengths } = this.index;
+    const ncols = this.wires.length;
+    const capacity = this.capacity;
     rows: while (pos + 2 <= end) {
       const fields = view.getInt16(pos);
       if (fields === -1) {
@@ -205,44 +193,37 @@ export class CopyBinaryDecoder {
       if (fields !== ncols) throw formatError(`a row has ${fields} fields, expected ${ncols}`);
       const r = this.rows;
       let q = pos + 2;
+      // A row cut by the chunk's end is walked again from its start with the next chunk.
       for (let c = 0; c < ncols; c++) {
-        const b = builders[c] as Builder;
-        if (q + 4 > end) {
-          this.undoRow(r);
-          break rows;
-        }
+        if (q + 4 > end) break rows;
         const len = view.getInt32(q);
         q += 4;
-        if (len < 0) {
-          if (!b.nulls) b.nulls = new Uint8Array(this.capacity);
-          b.nulls[r] = 1;
-          continue;
+        lengths[c * capacity + r] = len;
+        offsets[c * capacity + r] = q;
+        if (len > 0) {
+          q += len;
+          if (q > end) break rows;
         }
-        if (q + len > end) {
-          this.undoRow(r);
-          break rows;
-        }
-        decodeField(b, buf, view, q, len, r);
-        q += len;
       }
+      if (bufIndex < 0) {
+        bufIndex = this.index.bufs.push(buf) - 1;
+        this.index.views.push(view);
+      }
+      this.index.rowBuf[r] = bufIndex;
       this.batchBytes += q - pos;
       pos = q;
       this.rows++;
-      if (this.rows >= this.capacity || this.batchBytes >= this.maxBytes) {
+      if (this.rows >= capacity || this.batchBytes >= this.maxBytes) {
         this.raw.push(buf.subarray(rawStart, pos));
         rawStart = pos;
         out.push(this.flush());
-        builders = this.builders;
+        ({ offsets, lengths } = this.index);
+        bufIndex = -1;
       }
     }
     if (pos > rawStart) this.raw.push(buf.subarray(rawStart, pos));
     if (pos < end) this.pending = Buffer.from(buf.subarray(pos));
     return out;
-  }
-
-  /** A row cut by the chunk's end is decoded again from its start with the next chunk. */
-  private undoRow(r: number): void {
-    for (const b of this.builders) if (b.nulls) b.nulls[r] = 0;
   }
 
   /** The last rows, once the stream ended; throws when the data stopped mid-row or before the trailer. */
@@ -255,35 +236,85 @@ export class CopyBinaryDecoder {
 
   private flush(): DecodedBatch {
     const n = this.rows;
-    const full = n === this.capacity;
-    const columns: ColumnVector[] = this.builders.map((b) => {
-      const nulls = b.nulls ? (full ? b.nulls : b.nulls.subarray(0, n)) : undefined;
-      switch (b.code) {
-        case BOOL:
-          return { values: full ? b.u8 : b.u8.subarray(0, n), nulls };
-        case INT2:
-        case INT4:
-        case DATE:
-          return { values: full ? b.i32 : b.i32.subarray(0, n), nulls };
-        case FLOAT4:
-        case FLOAT8:
-          return { values: full ? b.f64 : b.f64.subarray(0, n), nulls };
-        case INT8:
-        case TIME:
-        case TIMESTAMP:
-          return { values: full ? b.i64 : b.i64.subarray(0, n), nulls };
-        default:
-          if (!full) b.arr.length = n;
-          return { values: b.arr, nulls };
+    const index = this.index;
+    const capacity = this.capacity;
+    const columns: ColumnVector[] = this.wires.map((wire, c) => {
+      let nulls: Uint8Array | undefined;
+      for (let r = 0; r < n; r++) {
+        if ((index.lengths[c * capacity + r] as number) < 0) {
+          nulls ??= new Uint8Array(n);
+          nulls[r] = 1;
+        }
       }
+      let values: ColumnVector["values"] | undefined;
+      return {
+        get values() {
+          values ??= decodeColumn(wire, index, c, capacity, n);
+          return values;
+        },
+        nulls,
+      };
     });
     const bytes = this.batchBytes;
     const raw = this.raw;
     this.raw = [];
     this.rows = 0;
     this.batchBytes = 0;
-    this.builders = this.allocate();
+    this.index = this.newIndex();
     return { batch: { schema: this.schema, length: n, columns }, bytes, raw };
+  }
+}
+
+/** Decodes one column of a batch into the storage core documents for its type. */
+function decodeColumn(wire: WireType, index: FieldIndex, c: number, capacity: number, n: number): ColumnVector["values"] {
+  const code = CODES[wire.kind as Exclude<WireType["kind"], "unsupported">];
+  const b: Builder = { code, wire, u8: EMPTY_U8, i32: EMPTY_I32, f64: EMPTY_F64, i64: EMPTY_I64, w32: EMPTY_I32, arr: [] };
+  switch (code) {
+    case BOOL:
+      b.u8 = new Uint8Array(n);
+      break;
+    case INT2:
+    case INT4:
+    case DATE:
+      b.i32 = new Int32Array(n);
+      break;
+    case FLOAT4:
+    case FLOAT8:
+      b.f64 = new Float64Array(n);
+      break;
+    case INT8:
+    case TIME:
+    case TIMESTAMP:
+      b.i64 = new BigInt64Array(n);
+      b.w32 = new Int32Array(b.i64.buffer);
+      break;
+    default:
+      b.arr = new Array(n);
+  }
+  const { bufs, views, rowBuf, offsets, lengths } = index;
+  const base = c * capacity;
+  for (let r = 0; r < n; r++) {
+    const len = lengths[base + r] as number;
+    if (len < 0) continue;
+    const k = rowBuf[r] as number;
+    decodeField(b, bufs[k] as Buffer, views[k] as DataView, offsets[base + r] as number, len, r);
+  }
+  switch (code) {
+    case BOOL:
+      return b.u8;
+    case INT2:
+    case INT4:
+    case DATE:
+      return b.i32;
+    case FLOAT4:
+    case FLOAT8:
+      return b.f64;
+    case INT8:
+    case TIME:
+    case TIMESTAMP:
+      return b.i64;
+    default:
+      return b.arr;
   }
 }
 
