@@ -1,0 +1,380 @@
+import {
+  batchToRows,
+  type Column,
+  type CursorValue,
+  compareCursor,
+  cursorAt,
+  formatCursor,
+  formatLogicalType,
+  keepInRange,
+  type ReadRequest,
+  type RecordBatch,
+  type SourceConnection,
+  type SourceItem,
+  type SourceTableInfo,
+  type SourceTableReader,
+  type SourceTableRef,
+  type SourceTableRequest,
+} from "@sqlload/core";
+import { afterAll, describe, expect } from "vitest";
+import { type Capability, checkSkips, type Skips } from "./capabilities.js";
+import { type CursorDataset, cursorDatasets, firstAtOrAfterCases, maxCases, rangeCases } from "./cases/cursor-cases.js";
+import { identifierCases } from "./cases/identifier-cases.js";
+import { isTypeValue, typeCaseNeeds, typeCases } from "./cases/type-cases.js";
+import type { InputRow, SourceFixture, SourceHarness } from "./harness.js";
+import { canonicalKey } from "./normalize.js";
+import { newReport } from "./report.js";
+import { col, defineCase, type NotApplicable, normalizeMultiset, normalizeRows } from "./suite-kit.js";
+
+/** Rows in the ordered-read case: more than one batch of any source we know, so commit points occur. */
+export const ORDERED_ROWS = 70_000;
+
+interface OpenedTable {
+  readonly ref: SourceTableRef;
+  readonly source: SourceConnection;
+  readonly info: SourceTableInfo;
+  readonly reader: SourceTableReader;
+  readonly request: SourceTableRequest;
+}
+
+interface ReadResult {
+  readonly items: SourceItem[];
+  /** Every row read, in order, as `batchToRows` gives it; outside-range rows dropped when the source is not exact. */
+  readonly rows: Record<string, unknown>[];
+}
+
+class SourceCase {
+  private source: SourceConnection | undefined;
+
+  constructor(
+    readonly fixture: SourceFixture,
+    readonly skips: Skips | undefined,
+  ) {}
+
+  async open(): Promise<SourceConnection> {
+    this.source ??= await this.fixture.openSource();
+    return this.source;
+  }
+
+  async close(): Promise<void> {
+    await this.source?.close().catch(() => {});
+  }
+
+  /** Creates the table, opens the source and the table for reading, as the runner does. */
+  async openTable(
+    name: string,
+    columns: readonly Column[],
+    rows: readonly InputRow[],
+    cursorColumn?: string,
+  ): Promise<OpenedTable> {
+    const ref = await this.fixture.createTable(name, columns, rows);
+    const source = await this.open();
+    const request: SourceTableRequest = { table: ref, cursorColumn, options: {} };
+    const info = await source.describeTable(request);
+    const reader = await source.openTable(request, info);
+    return { ref, source, info, reader, request };
+  }
+
+  async openDataset(dataset: CursorDataset, name = "t"): Promise<OpenedTable> {
+    return this.openTable(
+      name,
+      [col("id", "int32"), col("c", dataset.type)],
+      dataset.values.map((c, id) => ({ id, c })),
+      "c",
+    );
+  }
+
+  /**
+   * Reads everything a request yields. A source without `exactRange` may yield rows outside the
+   * range; the engine drops them with `keepInRange`, and so does this (on `cursorColumn`).
+   */
+  async read(table: OpenedTable, request: Partial<ReadRequest>, cursorColumn?: string): Promise<ReadResult> {
+    const full: ReadRequest = { range: {}, includeNulls: true, ordered: false, signal: new AbortController().signal, ...request };
+    const items: SourceItem[] = [];
+    const rows: Record<string, unknown>[] = [];
+    for await (const item of table.reader.read(full)) {
+      items.push(item);
+      if (item.kind !== "batch") continue;
+      let batch: RecordBatch = item.batch;
+      const index = cursorColumn ? batch.schema.findIndex((c) => c.name === cursorColumn) : -1;
+      if (index >= 0 && !table.source.capabilities.exactRange)
+        batch = keepInRange(batch, index, full.range, full.includeNulls).batch;
+      rows.push(...batchToRows(batch));
+    }
+    return { items, rows };
+  }
+}
+
+/**
+ * Registers the source conformance suite: every case creates tables through `harness`, opens
+ * the source and reads as core's runner does, and compares what comes out with the case tables.
+ */
+export function describeSourceConformance(name: string, harness: SourceHarness): void {
+  checkSkips(`describeSourceConformance("${name}")`, harness.skips);
+  const report = newReport(`${name} source`);
+
+  const test = (
+    title: string,
+    needs: readonly Capability[],
+    body: (s: SourceCase, notApplicable: NotApplicable) => Promise<void>,
+  ) =>
+    defineCase(report, harness.skips, title, needs, async (notApplicable) => {
+      const fixture = await harness.connect();
+      const s = new SourceCase(fixture, harness.skips);
+      try {
+        await body(s, notApplicable);
+      } finally {
+        await s.close();
+        await fixture.cleanup();
+      }
+    });
+
+  describe(`${name}: source conformance`, () => {
+    afterAll(() => {
+      console.log(report.format());
+    });
+
+    describe("describeTable", () => {
+      const columns = [
+        col("id", "int32"),
+        col("i16", "int16"),
+        col("i64", "int64"),
+        col("d", "date"),
+        col("ts", "timestamp"),
+        col("tz", "timestamptz"),
+        col("txt", "text"),
+        col("f", "float64"),
+      ];
+      const kinds = { id: "integer", i16: "integer", i64: "integer", d: "date", ts: "timestamp", tz: "timestamp", txt: "text" };
+
+      test("reports the columns, their types, and each cursor column's kind", [], async (s) => {
+        const ref = await s.fixture.createTable("t", columns, [
+          { id: 1, i16: 1, i64: 1n, d: "2024-02-29", ts: 0n, tz: 0n, txt: "a", f: 0.5 },
+        ]);
+        const source = await s.open();
+        for (const [column, kind] of Object.entries(kinds)) {
+          const info = await source.describeTable({ table: ref, cursorColumn: column, options: {} });
+          expect(info.columns?.map((c) => [c.name, formatLogicalType(c.type)])).toEqual(
+            columns.map((c) => [c.name, formatLogicalType(c.type)]),
+          );
+          expect([column, info.cursorKind]).toEqual([column, kind]);
+        }
+      });
+
+      test("a table that does not exist fails with SL206", [], async (s) => {
+        const ref = await s.fixture.createTable("t", columns.slice(0, 1), []);
+        const source = await s.open();
+        const missing = { ...ref, name: "no_such_table", key: "no_such_table" };
+        await expect(source.describeTable({ table: missing, options: {} })).rejects.toMatchObject({ code: "SL206" });
+      });
+    });
+
+    describe("reads filtered by range at exact boundaries (engine-filtered when not exactRange)", () => {
+      for (const c of rangeCases) {
+        const dataset = cursorDatasets[c.dataset];
+        test(
+          `${dataset.kind} ${c.title}${c.includeNulls ? ", includeNulls" : ""}`,
+          [`type.${dataset.type.kind}` as Capability],
+          async (s) => {
+            const table = await s.openDataset(dataset);
+            const { rows } = await s.read(table, { range: c.range, includeNulls: c.includeNulls }, "c");
+            expect(
+              normalizeMultiset(
+                dataset.type,
+                rows.map((r) => r.c),
+              ),
+            ).toEqual(normalizeMultiset(dataset.type, c.inside));
+          },
+        );
+      }
+    });
+
+    describe("ordered reads: code point order, NULLs first, commit points between distinct values", () => {
+      for (const dataset of Object.values(cursorDatasets)) {
+        test(`${dataset.kind} in cursor order`, [`type.${dataset.type.kind}` as Capability], async (s, notApplicable) => {
+          const table = await s.openDataset(dataset);
+          if (!table.source.capabilities.orderedReads) return notApplicable("capabilities.orderedReads is false");
+          const { items } = await s.read(table, { ordered: true, includeNulls: true }, "c");
+          const cursors = cursorsOf(items, "c");
+          expect(cursors).toHaveLength(dataset.values.length);
+          expect(cursors.map(show)).toEqual([...cursors].sort(compareNullsFirst).map(show));
+        });
+      }
+
+      // Not through `test`: a tiny table first tells whether the source reads in order at all, so a
+      // source that does not never builds the large one.
+      defineCase(
+        report,
+        harness.skips,
+        `${ORDERED_ROWS.toLocaleString("en-US")} rows in runs of ties: no commit point splits a cursor value`,
+        [],
+        async (notApplicable) => {
+          const probe = new SourceCase(await harness.connect(), harness.skips);
+          let ordered: boolean;
+          try {
+            ordered = (await probe.openTable("probe", [col("c", "int64")], [{ c: 1n }], "c")).source.capabilities.orderedReads;
+          } finally {
+            await probe.close();
+            await probe.fixture.cleanup();
+          }
+          if (!ordered) return notApplicable("capabilities.orderedReads is false");
+          const s = new SourceCase(await harness.connect(), harness.skips);
+          try {
+            const columns = [col("id", "int32"), col("c", "int64"), col("pad", "text")];
+            // Ten cursor values, 7,000 rows each, written out of order, so a batch boundary lands inside a run.
+            const rows = Array.from({ length: ORDERED_ROWS }, (_, i) => {
+              const id = (i * 7919) % ORDERED_ROWS;
+              return { id, c: BigInt(Math.floor(id / 7_000)), pad: "x".repeat(16) };
+            });
+            const table = await s.openTable("t", columns, rows, "c");
+            const { items } = await s.read(table, { ordered: true, includeNulls: false }, "c");
+            const cursors = cursorsOf(items, "c");
+            expect(cursors).toHaveLength(ORDERED_ROWS);
+            let last: CursorValue | null | undefined;
+            let pendingPoint = false;
+            let splits = 0;
+            for (const item of items) {
+              if (item.kind === "commit-point") pendingPoint = true;
+              if (item.kind !== "batch" || item.batch.length === 0) continue;
+              const index = item.batch.schema.findIndex((c) => c.name === "c");
+              const first = cursorAt(item.batch, index, 0);
+              if (pendingPoint && last !== undefined && last !== null && first !== null && compareCursor(last, first) === 0)
+                splits++;
+              for (let i = 1; i < item.batch.length; i++) {
+                const a = cursorAt(item.batch, index, i - 1)!;
+                const b = cursorAt(item.batch, index, i)!;
+                expect(compareCursor(a, b)).toBeLessThanOrEqual(0);
+              }
+              last = cursorAt(item.batch, index, item.batch.length - 1);
+              pendingPoint = false;
+            }
+            expect(splits).toBe(0);
+          } finally {
+            await s.close();
+            await s.fixture.cleanup();
+          }
+        },
+      );
+    });
+
+    describe("maxCursor (optional)", () => {
+      for (const c of maxCases) {
+        test(c.title, [`type.${c.type.kind}` as Capability], async (s, notApplicable) => {
+          const table = await s.openTable(
+            "t",
+            [col("c", c.type)],
+            c.values.map((v) => ({ c: v })),
+            "c",
+          );
+          if (!table.reader.maxCursor) return notApplicable("the reader has no maxCursor");
+          expect(await table.reader.maxCursor()).toEqual(c.max);
+        });
+      }
+    });
+
+    describe("firstCursorAtOrAfter (optional)", () => {
+      for (const c of firstAtOrAfterCases) {
+        const dataset = cursorDatasets[c.dataset];
+        test(c.title, [`type.${dataset.type.kind}` as Capability], async (s, notApplicable) => {
+          const table = await s.openDataset(dataset);
+          if (!table.reader.firstCursorAtOrAfter) return notApplicable("the reader has no firstCursorAtOrAfter");
+          expect(await table.reader.firstCursorAtOrAfter(c.probe)).toEqual(c.first);
+        });
+      }
+    });
+
+    describe("snapshot", () => {
+      test("every read of an opened table sees the rows it saw first", [], async (s, notApplicable) => {
+        const dataset = cursorDatasets.integer;
+        const table = await s.openDataset(dataset);
+        if (!table.source.capabilities.snapshot) return notApplicable("capabilities.snapshot is false");
+        if (!s.fixture.insertRows) return notApplicable("the harness has no insertRows");
+        const before = await s.read(table, {}, "c");
+        const max = await table.reader.maxCursor?.();
+        await s.fixture.insertRows(
+          table.ref,
+          [col("id", "int32"), col("c", dataset.type)],
+          [
+            { id: 100, c: 2n ** 62n },
+            { id: 101, c: 3n },
+          ],
+        );
+        const after = await s.read(table, {}, "c");
+        expect(normalizeRows(after.rows, [col("id", "int32")])).toEqual(normalizeRows(before.rows, [col("id", "int32")]));
+        if (table.reader.maxCursor) expect(await table.reader.maxCursor()).toEqual(max);
+        if (table.reader.firstCursorAtOrAfter)
+          expect(await table.reader.firstCursorAtOrAfter({ kind: "integer", value: 2n ** 61n })).toBeNull();
+      });
+    });
+
+    describe("every logical type round-trips", () => {
+      for (const c of typeCases) {
+        test(c.title, typeCaseNeeds(c), async (s) => {
+          const values = c.values.flatMap((value) => {
+            if (!isTypeValue(value)) return [value];
+            return value.needs && harness.skips?.[value.needs] ? [] : [value.value];
+          });
+          const columns = [col("id", "int32"), col("v", c.type)];
+          const rows = [...values, null].map((v, id) => ({ id, v }));
+          const table = await s.openTable("t", columns, rows);
+          expect(table.info.columns?.map((e) => [e.name, formatLogicalType(e.type)])).toEqual(
+            columns.map((e) => [e.name, formatLogicalType(e.type)]),
+          );
+          const { rows: read } = await s.read(table, {});
+          expect(normalizeRows(read, columns)).toEqual(normalizeRows(rows, columns));
+        });
+      }
+    });
+
+    describe("identifiers with quotes, spaces, dots and Unicode", () => {
+      for (const c of identifierCases) {
+        test(`${c.title}: ${JSON.stringify(c.name)}`, ["oddIdentifiers"], async (s) => {
+          const key = `${c.name} key`;
+          const columns = [col(key, "int64"), col(c.name, "text")];
+          const table = await s.openTable(
+            c.name,
+            columns,
+            [
+              { [key]: 1n, [c.name]: "a" },
+              { [key]: 2n, [c.name]: "B1" },
+              { [key]: 3n, [c.name]: null },
+            ],
+            c.name,
+          );
+          expect(table.info.columns?.map((e) => e.name)).toEqual([key, c.name]);
+          expect(table.info.cursorKind).toBe("text");
+          const { rows } = await s.read(table, { range: { from: { kind: "text", value: "B" } }, includeNulls: false }, c.name);
+          expect(normalizeRows(rows, columns)).toEqual(
+            normalizeRows(
+              [
+                { [key]: 1n, [c.name]: "a" },
+                { [key]: 2n, [c.name]: "B1" },
+              ],
+              columns,
+            ),
+          );
+        });
+      }
+    });
+  });
+}
+
+/** The cursor values of every batch a read yielded, in order. */
+function cursorsOf(items: readonly SourceItem[], column: string): (CursorValue | null)[] {
+  const out: (CursorValue | null)[] = [];
+  for (const item of items) {
+    if (item.kind !== "batch") continue;
+    const index = item.batch.schema.findIndex((c) => c.name === column);
+    for (let i = 0; i < item.batch.length; i++) out.push(cursorAt(item.batch, index, i));
+  }
+  return out;
+}
+
+function compareNullsFirst(a: CursorValue | null, b: CursorValue | null): number {
+  if (a === null || b === null) return (a === null ? 0 : 1) - (b === null ? 0 : 1);
+  return compareCursor(a, b);
+}
+
+function show(value: CursorValue | null): string {
+  return value === null ? "NULL" : `${formatCursor(value)} ${canonicalKey(value.value)}`;
+}
