@@ -1,3 +1,4 @@
+import { SqlloadError } from "@sqlload/core";
 import { qualifiedName, quoteIdent, stringLiteral } from "./clickhouse-dialect.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
 
@@ -79,11 +80,31 @@ export async function attachAllPartitions(session: ClickHouseSession, database: 
   }
 }
 
-/** Creates the database when missing; looked up first, so a user without CREATE DATABASE can load into an existing one. */
+/** Database engines whose tables have UUIDs and can be swapped with EXCHANGE TABLES. */
+const SWAPPING_ENGINES = new Set(["Atomic", "Replicated", "Shared"]);
+
+/**
+ * Creates the database when missing (looked up first, so a user without CREATE DATABASE can load
+ * into an existing one), and refuses one whose engine cannot swap tables: publishing needs
+ * EXCHANGE TABLES, and telling whether a swap happened needs table UUIDs, which the old
+ * `Ordinary` engine gives as zeros.
+ */
 export async function ensureDatabase(session: ClickHouseSession, database: string): Promise<void> {
-  const found = await session.query<{ n: string }>("SELECT count() AS n FROM system.databases WHERE name = {db:String}", {
+  const found = await session.query<{ engine: string }>("SELECT engine FROM system.databases WHERE name = {db:String}", {
     db: database,
   });
-  if (Number(found[0]?.n ?? 0) > 0) return;
-  await session.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(database)}`);
+  const engine = found[0]?.engine;
+  if (engine === undefined) {
+    await session.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(database)}`);
+    return;
+  }
+  if (!SWAPPING_ENGINES.has(engine)) {
+    throw new SqlloadError(
+      "SL305",
+      `the ClickHouse database ${database} uses the ${engine} engine, which cannot swap tables atomically`,
+      {
+        hint: "Load into a database of the Atomic engine (ClickHouse's default): set the target's `schema` to another database, or recreate this one.",
+      },
+    );
+  }
 }

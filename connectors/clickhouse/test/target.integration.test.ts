@@ -594,6 +594,15 @@ for (const engine of engines()) {
       });
     });
 
+    it("refuses a database that cannot swap tables", async () => {
+      const r = ref();
+      await target.session.command(`CREATE DATABASE \`${r.schema}\` ENGINE = Memory`);
+      await expect(target.ensureTable(r, [col("x", t("int64"))], {})).rejects.toMatchObject({
+        code: "SL305",
+        message: expect.stringContaining("Memory engine"),
+      });
+    });
+
     it("quotes every identifier", async () => {
       const r = { schema: `${freshDatabase()} odd\`db`, name: 'Tab`le \\ "x" é 😀' };
       const cols = [col("Col`1", t("int64")), col('we"ird \\ name', t("text")), col("select", t("date"))];
