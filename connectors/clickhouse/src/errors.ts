@@ -106,7 +106,7 @@ const HINTS: Partial<Record<ClickHouseErrorKind, string>> = {
   permission:
     "The ClickHouse user needs CREATE TABLE, DROP TABLE, INSERT, SELECT, ALTER DELETE and ALTER PARTITION on the target database, plus SELECT on system.tables, system.columns and system.parts.",
   unsupported:
-    "sqlload needs ClickHouse 23.3 or later with an Atomic database (the default since 20.10): EXCHANGE TABLES, DateTime64, lightweight DELETE and query parameters.",
+    "sqlload needs ClickHouse 24.8 or later with an Atomic database (the default): EXCHANGE TABLES, DateTime64, lightweight DELETE and query parameters.",
   transient: "ClickHouse was busy or slow; run again.",
   unreachable: "Check that the ClickHouse server is up and `url` points at its HTTP port (8123, or 8443 for TLS).",
   locked: "chdb lets one process open a folder at a time: wait for the other run (or close the other program), then run again.",
