@@ -1,4 +1,5 @@
-import { mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -23,22 +24,49 @@ import {
 } from "@sqlload/core";
 import { type FromDuckDB, fromDuckDB, type ToDuckDB, toDuckDB } from "./files-types.js";
 
+/** An in-memory DuckDB and the folder it spills to; `close` removes both. */
+export interface Engine {
+  readonly instance: DuckDBInstance;
+  close(): void;
+}
+
 /**
  * An in-memory DuckDB that does the file work: reading Parquet, CSV and JSON lines, and writing
- * Parquet. Extensions are never installed or auto-loaded (parquet and json are built in), nothing
- * is written to `~/.duckdb`, and rows that do not fit in memory spill to a temporary folder.
+ * Parquet. Extensions are never installed or auto-loaded (parquet, json and icu are built in),
+ * nothing is written to `~/.duckdb`, rows that do not fit in memory spill to a temporary folder
+ * of its own, and times are UTC, so a TIMESTAMPTZ never renders in the machine's zone.
  */
-export async function openEngine(): Promise<DuckDBInstance> {
-  const temp = join(tmpdir(), `sqlload-files-${process.pid}`);
-  mkdirSync(temp, { recursive: true });
-  return DuckDBInstance.create(":memory:", {
-    extension_directory: join(tmpdir(), "sqlload-duckdb-extensions"),
-    autoinstall_known_extensions: "false",
-    autoload_known_extensions: "false",
-    temp_directory: temp,
-    // Two threads: the machines sqlload runs on are often shared, and file reads are I/O bound.
-    threads: "2",
-  });
+export async function openEngine(): Promise<Engine> {
+  // DuckDB creates the folder only when it spills, so a killed run rarely leaves one behind.
+  const temp = join(tmpdir(), `sqlload-files-${process.pid}-${randomBytes(4).toString("hex")}`);
+  try {
+    const instance = await DuckDBInstance.create(":memory:", {
+      extension_directory: join(tmpdir(), "sqlload-duckdb-extensions"),
+      autoinstall_known_extensions: "false",
+      autoload_known_extensions: "false",
+      temp_directory: temp,
+      // Two threads: the machines sqlload runs on are often shared, and file reads are I/O bound.
+      threads: "2",
+    });
+    try {
+      const connection = await instance.connect();
+      await connection.run("SET GLOBAL TimeZone = 'UTC'");
+      connection.closeSync();
+    } catch (error) {
+      instance.closeSync();
+      throw error;
+    }
+    return {
+      instance,
+      close() {
+        instance.closeSync();
+        rmSync(temp, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(temp, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** A list of file paths as a bound parameter: paths never go into SQL text. */

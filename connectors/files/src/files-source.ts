@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import {
   defaultSourceCapabilities,
   type SourceCapabilities,
@@ -7,7 +7,7 @@ import {
   type SourceTableReader,
   type SourceTableRequest,
 } from "@sqlload/core";
-import { openEngine } from "./files-engine.js";
+import { type Engine, openEngine } from "./files-engine.js";
 import { type SourceTableOptions, sourceTableOptions } from "./files-options.js";
 import { listFiles, listingSignature, type ResolvedTable, resolveTable } from "./files-source-table.js";
 import type { FileStore } from "./files-store.js";
@@ -31,17 +31,17 @@ export class FilesSource implements SourceConnection {
 
   private constructor(
     private readonly store: FileStore,
-    private readonly instance: DuckDBInstance,
+    private readonly engine: Engine,
     private readonly connection: DuckDBConnection,
     private readonly sourceName: string,
   ) {}
 
   static async open(store: FileStore, sourceName: string): Promise<FilesSource> {
-    const instance = await openEngine();
+    const engine = await openEngine();
     try {
-      return new FilesSource(store, instance, await instance.connect(), sourceName);
+      return new FilesSource(store, engine, await engine.instance.connect(), sourceName);
     } catch (error) {
-      instance.closeSync();
+      engine.close();
       throw error;
     }
   }
@@ -59,12 +59,13 @@ export class FilesSource implements SourceConnection {
       notes.push(`cursor ${cursor.column.name} is a partition folder: only partitions in the read range are opened`);
     }
     if (cursor && cursorIndexed && cursor.kind !== "text") {
+      // The source cannot see batch_size or the strategy: the batch line says which applies.
       notes.push(
-        `commits every ${FILES_PER_COMMIT.toLocaleString("en-US")} files or about 1 GB${cursor.partition ? ", never inside a partition" : ""}`,
+        `without batch_size a load commits every ${FILES_PER_COMMIT.toLocaleString("en-US")} files or about 1 GB${cursor.partition ? ", never inside a partition" : ""}`,
       );
     } else if (cursor && !cursorIndexed && cursor.kind !== "text") {
       notes.push(
-        `${options.format} files carry no statistics of ${cursor.column.name}: the read commits once (a partition folder as cursor commits every ${FILES_PER_COMMIT.toLocaleString("en-US")} files)`,
+        `${options.format} files carry no statistics of ${cursor.column.name}: without batch_size the read commits once (a partition folder as cursor commits every ${FILES_PER_COMMIT.toLocaleString("en-US")} files)`,
       );
     }
     const count = table.files.length;
@@ -82,7 +83,7 @@ export class FilesSource implements SourceConnection {
   async openTable(request: SourceTableRequest, _info: SourceTableInfo): Promise<SourceTableReader> {
     const label = `${this.sourceName}.${request.table.key}`;
     const options = sourceTableOptions(request.table, request.options, this.sourceName);
-    const connection = await this.instance.connect();
+    const connection = await this.engine.instance.connect();
     try {
       const table = await this.resolve(connection, request, options, label);
       return new FilesTableReader(connection, table, () => connection.closeSync());
@@ -110,6 +111,6 @@ export class FilesSource implements SourceConnection {
 
   async close(): Promise<void> {
     this.connection.closeSync();
-    this.instance.closeSync();
+    this.engine.close();
   }
 }

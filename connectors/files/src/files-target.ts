@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBInstance, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
 import {
   type Column,
   type CommitUnit,
@@ -18,7 +18,7 @@ import {
   type TargetTableRef,
 } from "@sqlload/core";
 import { FilesCommitUnit } from "./files-commit-unit.js";
-import { fileListParameter, openEngine, wrapError } from "./files-engine.js";
+import { type Engine, fileListParameter, openEngine, wrapError } from "./files-engine.js";
 import { collectGarbage } from "./files-gc.js";
 import { acquireLease } from "./files-lease.js";
 import {
@@ -52,16 +52,16 @@ export class FilesTarget implements TargetConnection {
   private constructor(
     private readonly store: FileStore,
     private readonly options: TargetOptions,
-    private readonly instance: DuckDBInstance,
+    private readonly engine: Engine,
     private readonly connection: DuckDBConnection,
   ) {}
 
   static async open(store: FileStore, options: TargetOptions): Promise<FilesTarget> {
-    const instance = await openEngine();
+    const engine = await openEngine();
     try {
-      return new FilesTarget(store, options, instance, await instance.connect());
+      return new FilesTarget(store, options, engine, await engine.instance.connect());
     } catch (error) {
-      instance.closeSync();
+      engine.close();
       throw error;
     }
   }
@@ -160,7 +160,7 @@ export class FilesTarget implements TargetConnection {
     const manifest = await readManifest(this.store, ref, label);
     return FilesCommitUnit.begin({
       store: this.store,
-      instance: this.instance,
+      instance: this.engine.instance,
       ref,
       label,
       options,
@@ -193,7 +193,7 @@ export class FilesTarget implements TargetConnection {
 
   async close(): Promise<void> {
     this.connection.closeSync();
-    this.instance.closeSync();
+    this.engine.close();
   }
 
   private partitionBy(ref: TargetTableRef): string | undefined {

@@ -180,7 +180,9 @@ cursor_column = "n"
     await duck(
       `COPY (SELECT range::BIGINT AS id, range AS n FROM range(1, 1501)) TO '${join(dir, "data/parts")}' (FORMAT parquet, PARTITION_BY (n))`,
     );
-    expect((await ok(["plan"], dir)).stdout).toContain("commits every 1,000 files or about 1 GB, never inside a partition");
+    expect((await ok(["plan"], dir)).stdout).toContain(
+      "without batch_size a load commits every 1,000 files or about 1 GB, never inside a partition",
+    );
     const load = await ok(["load"], dir);
     const commits = committedLines(load.stdout);
     expect(commits).toHaveLength(2);

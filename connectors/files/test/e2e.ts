@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll } from "vitest";
 import { duck } from "./harness.js";
 
 /** The built CLI (`pnpm --filter sqlload build` first), as apps/cli/test/cli.ts runs it. */
@@ -42,11 +43,19 @@ export async function ok(args: readonly string[], cwd: string, env: Record<strin
   return result;
 }
 
+const projects: string[] = [];
+
+/** A temporary project folder holding `sqlload.toml`; removed after the test file. */
 export function project(toml: string): string {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-files-e2e-"));
   writeFileSync(join(dir, "sqlload.toml"), toml);
+  projects.push(dir);
   return dir;
 }
+
+afterAll(() => {
+  for (const dir of projects.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Rows of a query on a DuckDB file (opened read-only, so a CLI run may use it next). */
 export async function queryDuckDB(file: string, sql: string): Promise<Record<string, unknown>[]> {
