@@ -73,7 +73,8 @@ export class FilesSource implements SourceConnection {
     return {
       columns: table.columns.map((c) => ({ name: c.name, type: c.type, nullable: true })),
       cursorKind: cursor?.kind,
-      cursorNullable: true,
+      // Partition values are known from the paths; a column inside files may always hold NULL.
+      cursorNullable: cursor?.partition ? table.files.some((f) => f.partitions.get(cursor.column.name) === null) : true,
       cursorIndexed,
       notes,
     };
