@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export SQLLOAD_CRASH_KILLS="${1:-20}" SQLLOAD_CRASH_SEED="${2:-$RANDOM}"
 echo "crash soak: $SQLLOAD_CRASH_KILLS kills per scenario and target, seed $SQLLOAD_CRASH_SEED"
-npx vitest run apps/cli/test/crash.e2e.test.ts --reporter=verbose --testTimeout=3600000
+npx vitest run apps/cli/test/crash-duckdb.e2e.test.ts apps/cli/test/crash-postgres.e2e.test.ts --reporter=verbose --testTimeout=3600000

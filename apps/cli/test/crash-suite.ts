@@ -11,7 +11,7 @@ const SEED = Number(process.env.SQLLOAD_CRASH_SEED ?? 20261129);
 const KILLS = Number(process.env.SQLLOAD_CRASH_KILLS ?? 2);
 const window = `cursor_column = "updated_at"\ncursor_start = "2026-01-01"\ncursor_end = "2026-01-07"\nbatch_size = "1d"`;
 
-const scenarios: Scenario[] = [
+export const scenarios: Scenario[] = [
   { name: "delete_insert, windowed", table: "orders", toml: `${window}\nwrite_strategy = "delete_insert"` },
   {
     name: "delete_insert, one commit per read",
@@ -26,27 +26,29 @@ const scenarios: Scenario[] = [
   { name: "logged state without checkpoints", table: "feed", toml: "", duplicatesAllowed: true },
 ];
 
-const reports: KillReport[] = [];
-let postgres: PostgresInstance | undefined;
+/**
+ * The crash suite for one target; each target runs in its own test file so the two run in parallel.
+ * `offset` keeps the seeds of the two files apart.
+ */
+export function describeCrashSuite(target: TargetKind, offset: number): void {
+  const reports: KillReport[] = [];
+  let postgres: PostgresInstance | undefined;
 
-beforeAll(async () => {
-  postgres = await startPostgres();
-});
+  beforeAll(async () => {
+    if (target === "postgres") postgres = await startPostgres();
+  });
 
-afterAll(async () => {
-  await postgres?.stop();
-  const killed = reports.filter((r) => r.killed).length;
-  console.log(
-    `crash suite: survived ${reports.length} kill cycles (${killed} runs killed mid-flight, the rest finished before the kill), seed ${SEED}`,
-  );
-});
+  afterAll(async () => {
+    await postgres?.stop();
+    const killed = reports.filter((r) => r.killed).length;
+    console.log(
+      `crash suite (${target}): survived ${reports.length} kill cycles, ${killed} of them killed mid-flight, seed ${SEED}`,
+    );
+  });
 
-const targets: TargetKind[] = ["duckdb", "postgres"];
-let index = 0;
-for (const target of targets) {
   describe(`crash safety into ${target}`, () => {
-    for (const scenario of scenarios) {
-      const id = index++;
+    for (const [i, scenario] of scenarios.entries()) {
+      const id = offset + i;
       it(`${scenario.name}: ${KILLS} kills, nothing lost${scenario.duplicatesAllowed ? "" : " or doubled"}`, async () => {
         const project = new CrashProject(scenario, target, postgres?.url, id);
         const random = prng(SEED + id);

@@ -1,0 +1,3 @@
+import { describeCrashSuite } from "./crash-suite.js";
+
+describeCrashSuite("duckdb", 0);

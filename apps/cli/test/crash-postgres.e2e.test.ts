@@ -1,0 +1,3 @@
+import { describeCrashSuite } from "./crash-suite.js";
+
+describeCrashSuite("postgres", 100);
