@@ -6,6 +6,7 @@ import {
   type SourceTableInfo,
   type SourceTableReader,
   type SourceTableRequest,
+  SqlloadError,
 } from "@sqlload/core";
 import { type Engine, openEngine } from "./files-engine.js";
 import { type SourceTableOptions, sourceTableOptions } from "./files-options.js";
@@ -81,12 +82,12 @@ export class FilesSource implements SourceConnection {
   }
 
   /** Lists the files again: the reader reads the files there are when the load starts. */
-  async openTable(request: SourceTableRequest, _info: SourceTableInfo): Promise<SourceTableReader> {
+  async openTable(request: SourceTableRequest, info: SourceTableInfo): Promise<SourceTableReader> {
     const label = `${this.sourceName}.${request.table.key}`;
     const options = sourceTableOptions(request.table, request.options, this.sourceName);
     const connection = await this.engine.instance.connect();
     try {
-      const table = await this.resolve(connection, request, options, label);
+      const table = keepDescribed(await this.resolve(connection, request, options, label), info);
       return new FilesTableReader(connection, table, () => connection.closeSync());
     } catch (error) {
       connection.closeSync();
@@ -114,4 +115,22 @@ export class FilesSource implements SourceConnection {
     this.connection.closeSync();
     this.engine.close();
   }
+}
+
+/**
+ * Files that arrived since the table was described may bring columns the target was not made
+ * for: the reader reads exactly the described columns, in their order.
+ */
+function keepDescribed(table: ResolvedTable, info: SourceTableInfo): ResolvedTable {
+  if (!info.columns) return table;
+  const columns = info.columns.map((described) => {
+    const found = table.columns.find((c) => c.name === described.name);
+    if (!found) {
+      throw new SqlloadError("SL209", `table ${table.label}: column "${described.name}" is in none of its files any more`, {
+        table: table.label,
+      });
+    }
+    return found;
+  });
+  return { ...table, columns };
 }

@@ -82,6 +82,26 @@ describe("CSV", () => {
   });
 });
 
+describe("files that change between plan and load", () => {
+  it("reads new files at open, but only the columns the table was described with", async () => {
+    const f = folder();
+    writeText(data(f, "1.csv"), "id,v\n1,x\n");
+    const req = request("t", { glob: `${f}/*.csv` });
+    const info = await source.describeTable(req);
+    writeText(data(f, "2.csv"), "id,v,extra\n2,y,9\n");
+    const reader = await source.openTable(req, info);
+    try {
+      const { rows } = await readAll(reader);
+      expect(rows).toEqual([
+        { id: 1n, v: "x" },
+        { id: 2n, v: "y" },
+      ]);
+    } finally {
+      await reader.close();
+    }
+  });
+});
+
 describe("JSON lines", () => {
   it("reads newline-delimited JSON, gzip-compressed too", async () => {
     const f = folder();
