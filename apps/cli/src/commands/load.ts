@@ -104,6 +104,7 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
           failFast: flags["fail-fast"],
           emit,
           signal: controller.signal,
+          chunkBytes: chunkBytes(),
         });
         writeRunResults(config.dir, last, flags["until-caught-up"] ? pass : undefined);
         totalRows += last.results.reduce((sum, r) => sum + r.rows, 0);
@@ -160,4 +161,13 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
 /** Every table caught up: those without an end or a per-run bound count as caught up. */
 function caughtUp(results: readonly TableResult[]): boolean {
   return results.every((r) => r.status === "loaded" && r.caughtUp !== false);
+}
+
+/**
+ * `SQLLOAD_CHUNK_BYTES`: how much an ordered read (a Postgres table whose cursor leads an index)
+ * moves between commits; default about 1 GB.
+ */
+function chunkBytes(): number | undefined {
+  const value = Number(process.env.SQLLOAD_CHUNK_BYTES);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
 }
