@@ -21,12 +21,6 @@ import { cursorFromDuckDB, duckdbTypeSql, isCanonical, logicalTypeOf, quoteIdent
 /** SPEC §6: a files source commits at 1,000 files or about 1 GB, whichever comes first. */
 export const FILES_PER_COMMIT = 1000;
 
-/**
- * A `commit-point` carrying this many bytes makes the runner commit whatever its byte threshold.
- * The contract has no "commit now" item yet, so the source reports a count of files this way.
- */
-const FORCE_COMMIT_BYTES = Number.MAX_SAFE_INTEGER;
-
 interface Group {
   readonly segments: Segment[];
   files: number;
@@ -156,7 +150,7 @@ export class FilesTableReader implements SourceTableReader {
       }
       const full =
         g + 1 < groups.length && group.files + ((groups[g + 1] as Group).segments[0] as Segment).files.length > FILES_PER_COMMIT;
-      yield { kind: "commit-point", bytesSinceLast: full ? FORCE_COMMIT_BYTES : pendingBytes };
+      yield { kind: "commit-point", bytesSinceLast: pendingBytes, required: full };
     }
   }
 

@@ -17,7 +17,7 @@ export function renderConfigDocs(): string {
     "",
     "<!-- Generated from packages/core/src/config/schema.ts by `node scripts/config-docs.mjs`; do not edit. -->",
     "",
-    "Set them on a table in `sqlload.toml` (`[sources.app.tables.\"public.orders\"]`), or in a TypeScript table's",
+    'Set them on a table in `sqlload.toml` (`[sources.app.tables."public.orders"]`), or in a TypeScript table\'s',
     "options in camelCase; where both set one, the file wins. `sqlload check` validates them before anything connects.",
     "",
     "| key | TypeScript option | type | meaning |",
@@ -29,7 +29,7 @@ export function renderConfigDocs(): string {
   }
   lines.push(
     "",
-    "Durations are a whole number and a unit (`s m h d w`), combinable: `\"1d12h\"`. Cursor values are integers,",
+    'Durations are a whole number and a unit (`s m h d w`), combinable: `"1d12h"`. Cursor values are integers,',
     "dates (`2026-10-01`), RFC 3339 timestamps (`2026-10-01T00:00:00Z`; without a zone, UTC) or text, matching the",
     "cursor column's kind.",
     "",

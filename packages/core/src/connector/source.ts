@@ -62,7 +62,13 @@ export interface ReadRequest {
  */
 export type SourceItem =
   | { readonly kind: "batch"; readonly batch: RecordBatch }
-  | { readonly kind: "commit-point"; readonly bytesSinceLast?: number }
+  | {
+      readonly kind: "commit-point";
+      /** Bytes read since the previous commit point: the engine commits once about `CHUNK_BYTES` have passed. */
+      readonly bytesSinceLast?: number;
+      /** Commit here whatever the bytes (a files source commits every 1,000 files). */
+      readonly required?: boolean;
+    }
   | { readonly kind: "checkpoint"; readonly state: Json };
 
 /** One table held open for its load: a Postgres source keeps one snapshot across all windows. */

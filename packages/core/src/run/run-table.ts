@@ -232,7 +232,7 @@ class TableRun {
         }
       } else if (item.kind === "commit-point" && chunked) {
         bytes += item.bytesSinceLast ?? 0;
-        if (bytes >= chunkBytes) {
+        if (bytes >= chunkBytes || item.required) {
           bytes = 0;
           await this.commitUnit(undefined, undefined);
           await this.beginUnit(undefined, { ...pass, range: {} }, false);
