@@ -119,7 +119,7 @@ export class ClickHouseCommitUnit implements CommitUnit {
         }
         await this.flush(true);
         const alone = !this.stage.pending;
-        await this.stage.commitUnit(this.ops, this.runLog, this.build);
+        await this.stage.commitUnit(this.ops, this.runLog, this.build, this.options);
         if (alone && this.options.strategy === "append" && this.ops.length === 0 && !this.build) {
           // A unit that only appends run-log records (a reconcile record, `logged-state reset`)
           // lands at once: callers outside the runner commit such units without calling publish,

@@ -1,6 +1,6 @@
 import type { Column, CommitUnitOptions, WriteStrategy } from "@sqlload/core";
 import type { CatalogTable } from "./clickhouse-catalog.js";
-import { qualifiedName, quoteIdent } from "./clickhouse-dialect.js";
+import { qualifiedName, quoteIdent, stringLiteral } from "./clickhouse-dialect.js";
 import { columnTypeSql } from "./clickhouse-types.js";
 
 /**
@@ -21,7 +21,13 @@ export type Layout =
       readonly orderBy: readonly string[];
     };
 
-export function createTableSql(database: string, name: string, layout: Layout, target: string): string {
+/**
+ * The comment of a table `ensureTable` created: its engine and sorting key are placeholders
+ * (ensureTable is not told the strategy or the cursor), replaced by the first publish.
+ */
+export const PROVISIONAL_COMMENT = "sqlload: created empty; its first load sets the engine and sorting key";
+
+export function createTableSql(database: string, name: string, layout: Layout, target: string, comment?: string): string {
   const table = qualifiedName(database, name);
   if (layout.kind === "like") return `CREATE TABLE ${table} AS ${qualifiedName(database, target)}`;
   const defs = layout.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ");
@@ -34,7 +40,8 @@ export function createTableSql(database: string, name: string, layout: Layout, t
         : `(${layout.orderBy.map(quoteIdent).join(", ")})`;
   // A nullable cursor or key column may lead the sorting key only with this table setting.
   const settings = keyTypes.some((t) => t.startsWith("Nullable(")) ? " SETTINGS allow_nullable_key = 1" : "";
-  return `CREATE TABLE ${table} (${defs}) ENGINE = ${layout.engine} ORDER BY ${orderBy}${settings}`;
+  const remark = comment ? ` COMMENT ${stringLiteral(comment)}` : "";
+  return `CREATE TABLE ${table} (${defs}) ENGINE = ${layout.engine} ORDER BY ${orderBy}${settings}${remark}`;
 }
 
 /**
@@ -106,7 +113,7 @@ function sameKey(a: readonly string[], b: readonly string[]): boolean {
 
 /**
  * The layout of a publish that writes rows into `target` (null: absent) with `options`:
- * - an absent target is created as `desiredLayout` from the unit's columns;
+ * - an absent target, or one `ensureTable` created empty, gets `desiredLayout`;
  * - `merge` keeps the target when it is a ReplacingMergeTree sorted by exactly the primary key,
  *   and otherwise converts it (once) to one;
  * - `replace` builds anew, keeping a ReplacingMergeTree's sorting key when every key column is
@@ -127,6 +134,7 @@ export function layoutFor(target: CatalogTable | null, options: CommitUnitOption
     return desiredLayout(defs, options.strategy, cursor, options.primaryKey);
   }
   const existing = target.columns.map((c) => ({ name: c.name, type: c.type }));
+  if (target.comment === PROVISIONAL_COMMENT) return desiredLayout(existing, options.strategy, cursor, options.primaryKey);
   if (options.strategy === "merge") {
     const key = [...(options.primaryKey ?? [])];
     if (target.engine === "ReplacingMergeTree" && sameKey(sortingColumns(target.sortingKey), key)) return { kind: "like" };

@@ -1,4 +1,4 @@
-import { type CursorKind, type CursorRange, type CursorValue, compareCursor, formatDays, formatMicros } from "@sqlload/core";
+import { type CursorKind, type CursorRange, type CursorValue, compareCursor } from "@sqlload/core";
 import type { Params } from "./clickhouse-session.js";
 
 export interface SqlCondition {
@@ -6,25 +6,28 @@ export interface SqlCondition {
   readonly params: Params;
 }
 
-const PARAM_TYPES: Readonly<Record<CursorKind, string>> = {
-  integer: "Int64",
-  date: "Date32",
-  timestamp: "DateTime64(6, 'UTC')",
-  text: "String",
-};
-
-/** A cursor value as a query parameter's text (ClickHouse parses it as the parameter's type). */
-export function cursorParam(value: CursorValue): string {
-  switch (value.kind) {
+/**
+ * A bound as SQL around a parameter. Dates and timestamps travel as integers (days,
+ * microseconds) and are turned into values by functions: a DELETE is a mutation, which ClickHouse
+ * stores with its parameters printed as literals, and it prints the DateTime64 of the epoch as
+ * `'0'`, which it then cannot parse back.
+ */
+function bound(kind: CursorKind, name: string): string {
+  switch (kind) {
     case "integer":
-      return value.value.toString();
+      return `{${name}:Int64}`;
     case "date":
-      return formatDays(value.value);
+      return `addDays(toDate32('1970-01-01'), {${name}:Int32})`;
     case "timestamp":
-      return formatMicros(value.value).slice(0, 26);
+      return `fromUnixTimestamp64Micro({${name}:Int64}, 'UTC')`;
     case "text":
-      return value.value;
+      return `{${name}:String}`;
   }
+}
+
+/** A cursor value as its parameter's text: integers, days and microseconds as digits, text as it is. */
+export function cursorParam(value: CursorValue): string {
+  return value.kind === "text" ? value.value : String(value.value);
 }
 
 /**
@@ -42,13 +45,12 @@ export function rangeCondition(
 ): SqlCondition {
   const parts: string[] = [];
   const params: Record<string, string> = {};
-  const type = PARAM_TYPES[kind];
   if (range.from) {
-    parts.push(`${expression} ${range.fromInclusive === false ? ">" : ">="} {${prefix}from:${type}}`);
+    parts.push(`${expression} ${range.fromInclusive === false ? ">" : ">="} ${bound(kind, `${prefix}from`)}`);
     params[`${prefix}from`] = cursorParam(range.from);
   }
   if (range.to) {
-    parts.push(`${expression} < {${prefix}to:${type}}`);
+    parts.push(`${expression} < ${bound(kind, `${prefix}to`)}`);
     params[`${prefix}to`] = cursorParam(range.to);
   }
   const inRange = parts.join(" AND ");

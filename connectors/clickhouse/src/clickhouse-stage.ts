@@ -68,6 +68,8 @@ export class TableStage {
   private deletes: StagedDelete[] = [];
   private baseDropped = false;
   private replaceBuild: string | undefined;
+  /** The primary key of the `merge` units staged, whose rows replace those of their keys. */
+  private mergeKeys: readonly string[] | undefined;
   private runLog: RunLogRow[] = [];
   private units = 0;
   private options: CommitUnitOptions | undefined;
@@ -118,8 +120,17 @@ export class TableStage {
     }
   }
 
-  /** Takes in a committed unit: its deletes and rows join the staged state, in the order the unit did them. */
-  async commitUnit(ops: readonly UnitOp[], runLog: readonly RunLogRow[], build: string | undefined): Promise<void> {
+  /**
+   * Takes in a committed unit: its deletes and rows join the staged state, in the order the unit
+   * did them. A `merge` unit's rows replace the staged rows of the same keys.
+   */
+  async commitUnit(
+    ops: readonly UnitOp[],
+    runLog: readonly RunLogRow[],
+    build: string | undefined,
+    options: CommitUnitOptions,
+  ): Promise<void> {
+    const keys = options.strategy === "merge" && options.primaryKey?.length ? options.primaryKey : undefined;
     if (build) {
       // A new table replaces everything staged before it.
       await this.drop([...(this.acc ? [this.acc] : []), ...(this.replaceBuild ? [this.replaceBuild] : [])]);
@@ -131,7 +142,7 @@ export class TableStage {
     }
     for (const op of ops) {
       if (op.op === "delete") await this.stageDelete(op);
-      else await this.stageRows(op.table, op.span);
+      else await this.stageRows(op.table, op.span, keys);
     }
     this.runLog.push(...runLog);
     this.units++;
@@ -153,11 +164,13 @@ export class TableStage {
     }
   }
 
-  private async stageRows(table: string, span: CursorSpan): Promise<void> {
+  private async stageRows(table: string, span: CursorSpan, keys: readonly string[] | undefined): Promise<void> {
     if (span.rows === 0) {
       await this.drop([table]);
       return;
     }
+    if (keys) this.mergeKeys = keys;
+    if (this.acc && keys) await this.deleteKeysOf(this.acc, table, keys);
     if (!this.acc) {
       this.acc = table;
       this.accSpan = { ...span };
@@ -166,6 +179,19 @@ export class TableStage {
     await attachAllPartitions(this.session, this.db, this.acc, table);
     await this.drop([table]);
     this.accSpan = unionSpan(this.accSpan, span);
+  }
+
+  /**
+   * Deletes from `table` the rows whose key appears in `from`, so a merge leaves one row per key
+   * that plain reads see (FINAL only guards against rows written by others). Each key part is
+   * compared as (is it NULL, its value or the type's default), so NULL parts match NULL parts:
+   * IN skips NULLs, and the setting that changes that is not applied inside a DELETE's mutation.
+   */
+  private async deleteKeysOf(table: string, from: string, keys: readonly string[]): Promise<void> {
+    const list = keys.flatMap((k) => [`isNull(${quoteIdent(k)})`, `assumeNotNull(${quoteIdent(k)})`]).join(", ");
+    await this.session.command(
+      `DELETE FROM ${qualifiedName(this.db, table)} WHERE (${list}) IN (SELECT ${list} FROM ${qualifiedName(this.db, from)})`,
+    );
   }
 
   get pending(): boolean {
@@ -179,6 +205,7 @@ export class TableStage {
     let build: string | undefined;
     if (this.replaceBuild) {
       build = this.replaceBuild;
+      if (this.acc && this.mergeKeys) await this.deleteKeysOf(build, this.acc, this.mergeKeys);
       if (this.acc) await attachAllPartitions(this.session, this.db, build, this.acc);
     } else if (this.acc && !target) {
       // A new table: the accumulated rows already are it.
@@ -205,6 +232,7 @@ export class TableStage {
           await this.session.command(`DELETE FROM ${qualifiedName(this.db, build)} WHERE ${condition.sql}`, condition.params);
         }
       }
+      if (this.acc && target && !this.baseDropped && this.mergeKeys) await this.deleteKeysOf(build, this.acc, this.mergeKeys);
       if (this.acc) await attachAllPartitions(this.session, this.db, build, this.acc);
     }
     const id = `${this.token}_${++this.seq}`;
@@ -266,6 +294,7 @@ export class TableStage {
     this.deletes = [];
     this.baseDropped = false;
     this.replaceBuild = undefined;
+    this.mergeKeys = undefined;
     this.runLog = [];
     this.units = 0;
     this.options = undefined;

@@ -18,7 +18,7 @@ import {
 import { type CatalogColumn, describeTable, ensureDatabase } from "./clickhouse-catalog.js";
 import { ClickHouseCommitUnit, DEFAULT_FLUSH_BYTES } from "./clickhouse-commit-unit.js";
 import { qualifiedTable, quoteIdent } from "./clickhouse-dialect.js";
-import { sortingColumns } from "./clickhouse-layout.js";
+import { createTableSql, PROVISIONAL_COMMENT, sortingColumns } from "./clickhouse-layout.js";
 import { acquireTableLock, DEFAULT_LOCK_TIMING, type LockTiming } from "./clickhouse-lock.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
 import { TableStage, visibleRunLog } from "./clickhouse-stage.js";
@@ -91,9 +91,10 @@ export class ClickHouseTarget implements TargetConnection {
   }
 
   /**
-   * Creates nothing yet for a missing table: it is created by the first publish, with the engine
-   * and sorting key the strategy needs (which `ensureTable` is not told), so a run that stops
-   * before publishing leaves no table behind. An existing table gets the columns it lacks (as
+   * Creates a missing table empty, as a MergeTree ordered by the primary key and marked
+   * provisional: `ensureTable` is not told the strategy or the cursor, so the first publish
+   * rebuilds it with the engine and sorting key they need (cheaply: it is empty, or holds only
+   * what that publish adds). An existing table gets the columns it lacks (as
    * Nullable: its rows have no value for them) and Nullable where the source now allows NULLs,
    * after every column was checked, so a type change (SL302) alters nothing. ClickHouse has no
    * transactional DDL: these changes are visible at once, before any publish.
@@ -101,13 +102,18 @@ export class ClickHouseTarget implements TargetConnection {
   async ensureTable(
     ref: TargetTableRef,
     columns: readonly Column[],
-    _options: { readonly primaryKey?: readonly string[] | undefined },
+    options: { readonly primaryKey?: readonly string[] | undefined },
   ): Promise<readonly Column[]> {
     return this.guard(ref, "creating or evolving", async () => {
       await this.database(ref.schema);
       const existing = await describeTable(this.session, ref.schema, ref.name);
-      if (!existing)
-        return columns.map((c) => toColumn({ name: c.name, type: planned(c), nullable: c.nullable && c.type.kind !== "list" }));
+      if (!existing) {
+        const defs = columns.map((c) => ({ name: c.name, type: planned(c) }));
+        const key = (options.primaryKey ?? []).filter((k) => defs.some((c) => c.name === k));
+        const layout = { kind: "ddl", columns: defs, engine: "MergeTree", orderBy: key } as const;
+        await this.session.command(createTableSql(ref.schema, ref.name, layout, ref.name, PROVISIONAL_COMMENT));
+        return ((await describeTable(this.session, ref.schema, ref.name))?.columns ?? []).map(toColumn);
+      }
       const label = formatTargetTable(ref);
       const key = new Set(sortingColumns(existing.sortingKey));
       const statements: string[] = [];

@@ -476,6 +476,27 @@ for (const engine of engines()) {
         ]);
       });
 
+      it("leaves one row per key that plain reads see, NULL key parts included", async () => {
+        const r = ref();
+        const nullable = [col("id", t("int64")), col("k2", t("text")), col("v", t("text")), col("at", t("int64"))];
+        const upsert = (rows: Record<string, unknown>[]) =>
+          load(target, r, nullable, [batch(nullable, rows)], { strategy: "merge", primaryKey: ["id", "k2"] });
+        await upsert([
+          { id: 1n, k2: null, v: "a", at: 1n },
+          { id: null, k2: "x", v: "b", at: 1n },
+          { id: 2n, k2: "y", v: "c", at: 1n },
+        ]);
+        await upsert([
+          { id: 1n, k2: null, v: "a2", at: 2n },
+          { id: null, k2: "x", v: "b2", at: 2n },
+        ]);
+        expect((await rowsOf(r, "id, k2")).map((row) => [row.id, row.k2, row.v])).toEqual([
+          ["1", null, "a2"],
+          ["2", "y", "c"],
+          [null, "x", "b2"],
+        ]);
+      });
+
       it("converts a table made by another strategy into one that merges", async () => {
         const r = ref();
         await load(target, r, cols, [batch(cols, [{ id: 1n, k2: "a", v: "old", at: 1n }])], {
