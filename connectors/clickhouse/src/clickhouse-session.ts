@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -122,7 +122,7 @@ class ServerSession extends BaseSession {
 interface SharedChdb {
   readonly client: ClickHouseClient;
   readonly folder: string;
-  /** Where RowBinary files wait for `file()`; removed when the last user releases. */
+  /** Where RowBinary files wait for `file()`; removed when the last user releases, or by a later process when this one was killed. */
   readonly spool: string;
   users: number;
   /** chdb runs statements one at a time anyway; queueing them here keeps callers' order. */
@@ -225,6 +225,30 @@ export async function openChdb(folder: string, projectDir: string): Promise<Clic
   return new ChdbSession(shared);
 }
 
+const SPOOL_PREFIX = "sqlload-chdb-";
+
+/** Removes the spool folders of processes that are gone (a run killed before it could clean up). */
+function sweepSpools(): void {
+  try {
+    for (const name of readdirSync(tmpdir())) {
+      const pid = Number(/^sqlload-chdb-(\d+)-/.exec(name)?.[1]);
+      if (!pid || pid === process.pid || processAlive(pid)) continue;
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  } catch {
+    // Only housekeeping.
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /**
  * The process holding a chdb folder, from the `status` file ClickHouse keeps (and locks) there
  * while it runs: chdb reports a held folder only on stderr, its error says no more than "failed".
@@ -268,6 +292,7 @@ async function createChdb(folder: string): Promise<SharedChdb> {
     }
     throw wrapClickHouseError(error, "SL308", `cannot open chdb in ${folder}`);
   }
-  const spool = mkdtempSync(join(tmpdir(), "sqlload-chdb-"));
+  sweepSpools();
+  const spool = mkdtempSync(join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
   return { client, folder, spool, users: 0, queue: Promise.resolve() };
 }

@@ -3,12 +3,14 @@ import { createDatabase, type PostgresInstance, startPostgres } from "@sqlload/t
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openChdb } from "../src/clickhouse-session.js";
-import { CLI, ClickHouseProject, tableModule } from "./cli.js";
+import { CLI, ClickHouseProject, removeProjects, tableModule } from "./cli.js";
 
 // The ClickHouse target end to end through the built CLI, installed in a project's node_modules
 // as a user would install it, with ClickHouse in process (chdb). The CLI must be built
 // (`pnpm build`); `pnpm test` builds first.
 const built = existsSync(CLI);
+
+afterAll(() => removeProjects());
 
 describe.runIf(built)("sqlload into ClickHouse (built CLI, chdb)", () => {
   it("finds the connector in the project, loads TypeScript tables, then only what is new", async () => {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,9 +24,12 @@ export interface CliResult {
  * the test rewrites between runs.
  */
 export class ClickHouseProject {
+  /** Every project made, for `removeProjects`. */
+  static readonly made: string[] = [];
   readonly dir = mkdtempSync(join(tmpdir(), "sqlload-clickhouse-e2e-"));
 
   constructor(module: string, toml: string) {
+    ClickHouseProject.made.push(this.dir);
     mkdirSync(join(this.dir, "data"));
     mkdirSync(join(this.dir, "node_modules", "@sqlload"), { recursive: true });
     symlinkSync(CONNECTOR, join(this.dir, "node_modules", "@sqlload", "connector-clickhouse"), "dir");
@@ -117,4 +120,9 @@ const rows = (name: string) =>
 
 ${defs}
 `;
+}
+
+/** Removes the projects the tests made. */
+export function removeProjects(): void {
+  for (const dir of ClickHouseProject.made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
