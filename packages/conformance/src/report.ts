@@ -5,6 +5,8 @@ export interface ReportEntry {
   /** `skipped`: the connector declared it cannot; `not applicable`: its own capabilities rule the case out. */
   readonly status: "skipped" | "not applicable";
   readonly reason: string;
+  /** `value`: the case ran without some of its values. Default `case`. */
+  readonly scope?: "case" | "value";
 }
 
 /** Collects what one `describe…Conformance` call did not run, and prints it after its last case. */
@@ -21,13 +23,18 @@ export class ConformanceReport {
 
   /** The report as printed: one header line, then one line per case not run. */
   format(): string {
-    const skipped = this.entries.filter((e) => e.status === "skipped").length;
-    const notApplicable = this.entries.length - skipped;
+    const whole = this.entries.filter((e) => e.scope !== "value");
+    const skipped = whole.filter((e) => e.status === "skipped").length;
+    const notApplicable = whole.length - skipped;
+    const values = this.entries.length - whole.length;
     const lines = [
-      `sqlload conformance, ${this.suite}: ${this.cases} cases, ${this.cases - this.entries.length} run, ${skipped} skipped, ${notApplicable} not applicable`,
+      `sqlload conformance, ${this.suite}: ${this.cases} cases, ${this.cases - whole.length} run, ` +
+        `${skipped} skipped, ${notApplicable} not applicable${values > 0 ? `, ${values} values left out` : ""}`,
     ];
-    for (const e of this.entries)
-      lines.push(`  ${e.status === "skipped" ? "skipped       " : "not applicable"}  ${e.case} — ${e.reason}`);
+    const label = { skipped: "skipped       ", "not applicable": "not applicable" } as const;
+    for (const e of this.entries) {
+      lines.push(`  ${e.scope === "value" ? "value left out" : label[e.status]}  ${e.case} — ${e.reason}`);
+    }
     return lines.join("\n");
   }
 }

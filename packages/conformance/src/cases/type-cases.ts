@@ -1,5 +1,5 @@
 import type { LogicalType } from "@sqlload/core";
-import type { Capability } from "../capabilities.js";
+import type { Capability, Skips } from "../capabilities.js";
 
 /** A value written in a round trip; `needs` names what a connector may skip for it alone. */
 export interface TypeValue {
@@ -169,4 +169,20 @@ export const typeCases: readonly TypeCase[] = [
 /** What each case needs: its type, plus anything the case itself names. */
 export function typeCaseNeeds(c: TypeCase): Capability[] {
   return [`type.${c.type.kind}` as Capability, ...(c.needs ?? [])];
+}
+
+/** The values a connector takes part in, and those left out by its skips (for the report). */
+export function typeCaseValues(
+  c: TypeCase,
+  skips: Skips | undefined,
+): { values: unknown[]; left: { value: unknown; capability: Capability; reason: string }[] } {
+  const values: unknown[] = [];
+  const left: { value: unknown; capability: Capability; reason: string }[] = [];
+  for (const value of c.values) {
+    if (!isTypeValue(value)) values.push(value);
+    else if (value.needs && skips?.[value.needs])
+      left.push({ value: value.value, capability: value.needs, reason: skips[value.needs]! });
+    else values.push(value.value);
+  }
+  return { values, left };
 }

@@ -1,0 +1,51 @@
+import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
+import type Database from "better-sqlite3";
+import { quoteIdent } from "./sqlite-dialect.js";
+
+const TABLE = quoteIdent(RUN_LOG_TABLE);
+
+/**
+ * The run log: `_sqlload_runs` in each schema file, one row per commit, append-only, written by
+ * the unit's own transaction so a record lands exactly when its data does. `seq` (the rowid)
+ * keeps the order records were written in; `target_name` is the table the record belongs to.
+ */
+export function ensureRunLogTable(db: Database.Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
+    seq INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    table_name TEXT NOT NULL,
+    target_name TEXT NOT NULL,
+    "at" TEXT NOT NULL,
+    format_version INTEGER NOT NULL,
+    body TEXT NOT NULL
+  )`);
+}
+
+export function insertRunLog(db: Database.Database, targetName: string, row: RunLogRow): void {
+  db.prepare(`INSERT INTO ${TABLE} (run_id, table_name, target_name, "at", format_version, body) VALUES (?, ?, ?, ?, ?, ?)`).run(
+    row.runId,
+    row.table,
+    targetName,
+    row.at,
+    row.formatVersion,
+    row.body,
+  );
+}
+
+export function selectRunLog(db: Database.Database | undefined, targetName: string): RunLogRow[] {
+  if (!db || !tableExists(db, RUN_LOG_TABLE)) return [];
+  const rows = db
+    .prepare(`SELECT run_id, table_name, "at", format_version, body FROM ${TABLE} WHERE target_name = ? ORDER BY seq`)
+    .all(targetName) as { run_id: string; table_name: string; at: string; format_version: bigint; body: string }[];
+  return rows.map((r) => ({
+    runId: r.run_id,
+    table: r.table_name,
+    at: r.at,
+    formatVersion: Number(r.format_version),
+    body: r.body,
+  }));
+}
+
+export function tableExists(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}

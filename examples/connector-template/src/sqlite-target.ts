@@ -1,0 +1,153 @@
+import { resolve } from "node:path";
+import {
+  type Column,
+  type CommitUnit,
+  type CommitUnitOptions,
+  type CursorKind,
+  type CursorValue,
+  defaultTargetCapabilities,
+  formatLogicalType,
+  formatTargetTable,
+  type RunLogRow,
+  SqlloadError,
+  type TargetCapabilities,
+  type TargetConnection,
+  type TargetTableInfo,
+  type TargetTableRef,
+} from "@sqlload/core";
+import type Database from "better-sqlite3";
+import { wrapSqliteError } from "./errors.js";
+import { beginCommitUnit, keyIndexName } from "./sqlite-commit-unit.js";
+import { createTableSql, cursorFromSqlite, declaredType, fits, logicalTypeOf, quoteIdent } from "./sqlite-dialect.js";
+import { SchemaFile, schemaFile } from "./sqlite-files.js";
+import { selectRunLog, tableExists } from "./sqlite-run-log.js";
+
+/**
+ * A folder of SQLite files as the target, one file per schema. Every commit unit is one
+ * transaction (`transactional`), and SQLite compares text byte by byte in UTF-8, which is code
+ * point order (`codePointText`): the defaults, spelt out so a reader of the template sees them.
+ */
+export class SqliteTarget implements TargetConnection {
+  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+  private readonly files = new Map<string, SchemaFile>();
+  private readonly folder: string;
+
+  constructor(folder: string, projectDir: string) {
+    this.folder = resolve(projectDir, folder);
+  }
+
+  private file(schema: string): SchemaFile {
+    const path = schemaFile(this.folder, schema);
+    let file = this.files.get(path);
+    if (!file) this.files.set(path, (file = new SchemaFile(path)));
+    return file;
+  }
+
+  async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
+    return this.guard(ref, "reading the columns of", () => {
+      const db = this.file(ref.schema).read();
+      const columns = db && describe(db, ref.name);
+      return columns ? { columns } : null;
+    });
+  }
+
+  async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
+    return this.guard(ref, "reading the maximum of", () => {
+      const db = this.file(ref.schema).read();
+      if (!db || !describe(db, ref.name)?.some((c) => c.name === column)) return null;
+      // max() compares with the column's collation, BINARY: UTF-8 bytes, so code point order.
+      const row = db.prepare(`SELECT max(${quoteIdent(column)}) AS m FROM ${quoteIdent(ref.name)}`).get() as { m: unknown };
+      if (row.m === null) return null;
+      const cursor = cursorFromSqlite(kind, row.m);
+      if (!cursor) {
+        throw new SqlloadError(
+          "SL302",
+          `table ${formatTargetTable(ref)} column "${column}" does not hold ${kind} cursor values`,
+          {
+            table: formatTargetTable(ref),
+          },
+        );
+      }
+      return cursor;
+    });
+  }
+
+  /**
+   * Creates the table or adds the columns it lacks, in one transaction, after checking every
+   * existing column first, so a type change (SL302) changes nothing.
+   */
+  async ensureTable(
+    ref: TargetTableRef,
+    columns: readonly Column[],
+    options: { readonly primaryKey?: readonly string[] | undefined },
+  ): Promise<readonly Column[]> {
+    const label = formatTargetTable(ref);
+    const { db, release } = await this.file(ref.schema).acquire();
+    try {
+      const existing = describe(db, ref.name);
+      const table = quoteIdent(ref.name);
+      const statements: string[] = [];
+      if (!existing) {
+        statements.push(createTableSql(table, columns));
+      } else {
+        for (const column of columns) {
+          const found = existing.find((c) => c.name === column.name);
+          if (!found) {
+            statements.push(
+              `ALTER TABLE ${table} ADD COLUMN ${quoteIdent(column.name)} ${quoteIdent(declaredType(column.type))}`,
+            );
+          } else if (!fits(found.type, column.type)) {
+            throw new SqlloadError(
+              "SL302",
+              `table ${label} column "${column.name}" changed type from ${formatLogicalType(found.type)} to ${formatLogicalType(column.type)}`,
+              { table: label },
+            );
+          }
+        }
+      }
+      const keys = options.primaryKey ?? [];
+      if (keys.length > 0 && columns.some((c) => keys.includes(c.name))) {
+        statements.push(
+          `CREATE INDEX IF NOT EXISTS ${quoteIdent(keyIndexName(ref.name))} ON ${table} (${keys.map(quoteIdent).join(", ")})`,
+        );
+      }
+      db.transaction(() => {
+        for (const sql of statements) db.exec(sql);
+      })();
+      return describe(db, ref.name) ?? [];
+    } catch (error) {
+      throw wrapSqliteError(error, `creating or evolving ${label} failed`, label);
+    } finally {
+      release();
+    }
+  }
+
+  begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
+    return beginCommitUnit(this.file(ref.schema), ref, options);
+  }
+
+  async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+    return this.guard(ref, "reading the run log of", () => selectRunLog(this.file(ref.schema).read(), ref.name));
+  }
+
+  async close(): Promise<void> {
+    for (const file of this.files.values()) file.close();
+    this.files.clear();
+  }
+
+  private async guard<T>(ref: TargetTableRef, what: string, work: () => T): Promise<T> {
+    try {
+      return work();
+    } catch (error) {
+      const label = formatTargetTable(ref);
+      throw wrapSqliteError(error, `${what} ${label} failed`, label);
+    }
+  }
+}
+
+/** The table's columns in order, or null when it does not exist. */
+function describe(db: Database.Database, name: string): Column[] | null {
+  if (!tableExists(db, name)) return null;
+  const rows = db.prepare("SELECT name, type FROM pragma_table_info(?)").all(name) as { name: string; type: string }[];
+  return rows.map((r) => ({ name: r.name, type: logicalTypeOf(r.type), nullable: true }));
+}
