@@ -157,26 +157,49 @@ export class CopyBinaryDecoder {
       if (chunk.length > 0) throw formatError("data after the trailer");
       return [];
     }
-    const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    const out: DecodedBatch[] = [];
+    const pending = this.pending;
     this.pending = undefined;
+    if (!pending) {
+      this.walk(chunk, 0, out);
+      return out;
+    }
+    // Nearly every chunk ends inside a row. Joining only that row's bytes, not the whole next chunk,
+    // keeps allocations small (large ones fragment the heap and grow RSS on long loads).
+    const rowEnd = this.headerDone ? rowLength(pending, chunk) : -1;
+    if (rowEnd < 0) {
+      this.walk(Buffer.concat([pending, chunk]), 0, out);
+      return out;
+    }
+    const taken = rowEnd - pending.length;
+    this.walk(Buffer.concat([pending, chunk.subarray(0, taken)]), 0, out);
+    if (!this.done || taken < chunk.length) this.walk(chunk, taken, out);
+    return out;
+  }
+
+  /** Walks the rows of `buf` from `pos`, completing batches into `out`; keeps a cut row as pending. */
+  private walk(buf: Buffer, start: number, out: DecodedBatch[]): void {
+    if (this.done) {
+      if (start < buf.length) throw formatError("data after the trailer");
+      return;
+    }
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     const end = buf.length;
-    let pos = 0;
+    let pos = start;
     if (!this.headerDone) {
       if (end < 19) {
         this.pending = buf;
-        return [];
+        return;
       }
       if (!buf.subarray(0, 11).equals(SIGNATURE)) throw formatError("the signature is wrong");
       const extension = view.getInt32(15);
       if (end < 19 + extension) {
         this.pending = buf;
-        return [];
+        return;
       }
       pos = 19 + extension;
       this.headerDone = true;
     }
-    const out: DecodedBatch[] = [];
     let rawStart = pos;
     let bufIndex = -1;
     let { offsets, lengths } = this.index;
@@ -223,7 +246,6 @@ export class CopyBinaryDecoder {
     }
     if (pos > rawStart) this.raw.push(buf.subarray(rawStart, pos));
     if (pos < end) this.pending = Buffer.from(buf.subarray(pos));
-    return out;
   }
 
   /** The last rows, once the stream ended; throws when the data stopped mid-row or before the trailer. */
@@ -263,6 +285,27 @@ export class CopyBinaryDecoder {
     this.index = this.newIndex();
     return { batch: { schema: this.schema, length: n, columns }, bytes, raw };
   }
+}
+
+/**
+ * The length of the row (or trailer) that starts `pending` and continues in `chunk`, or -1 when
+ * the two together do not hold all of it.
+ */
+function rowLength(pending: Buffer, chunk: Buffer): number {
+  const total = pending.length + chunk.length;
+  const at = (i: number) => (i < pending.length ? (pending[i] as number) : (chunk[i - pending.length] as number));
+  if (total < 2) return -1;
+  const fields = (((at(0) << 8) | at(1)) << 16) >> 16;
+  if (fields === -1) return 2;
+  let pos = 2;
+  for (let c = 0; c < fields; c++) {
+    if (pos + 4 > total) return -1;
+    const len = (at(pos) << 24) | (at(pos + 1) << 16) | (at(pos + 2) << 8) | at(pos + 3);
+    pos += 4;
+    if (len > 0) pos += len;
+    if (pos > total) return -1;
+  }
+  return pos;
 }
 
 /** Decodes one column of a batch into the storage core documents for its type. */

@@ -172,9 +172,10 @@ export class PostgresCommitUnit implements CommitUnit {
     if (this.copy?.key === key) return this.copy;
     await this.finishCopy();
     const list = columns.map((c) => quoteIdent(c.name)).join(", ");
-    // A deep buffer lets encoding run ahead of the socket instead of waiting on each 16 kB.
+    // A deeper buffer than the default 16 kB lets encoding run ahead of the socket; 1 MB is enough
+    // (4 MB measured no faster and held more memory).
     const stream = this.client.query(
-      copyFrom(`COPY ${this.destination.sql} (${list}) FROM STDIN (FORMAT binary)`, { highWaterMark: 4 << 20 }),
+      copyFrom(`COPY ${this.destination.sql} (${list}) FROM STDIN (FORMAT binary)`, { highWaterMark: 1 << 20 }),
     );
     const copy: OpenCopy = { key, stream, encoder: new CopyBinaryEncoder(columns, this.display), error: undefined };
     stream.on("error", (error) => {

@@ -166,7 +166,7 @@ export class PostgresTableReader implements SourceTableReader {
       for (const sql of this.copyStatements(request)) {
         const decoder = new CopyBinaryDecoder(schema, wires);
         // A deep buffer lets the server keep sending while a batch is being written elsewhere.
-        stream = this.client.query(copyTo(sql, { highWaterMark: 4 << 20 }));
+        stream = this.client.query(copyTo(sql, { highWaterMark: 1 << 20 }));
         if (request.signal.aborted) onAbort();
         for await (const chunk of stream as AsyncIterable<Buffer>) {
           for (const { batch, bytes, raw } of decoder.push(chunk))
