@@ -173,7 +173,7 @@ export class PostgresCommitUnit implements CommitUnit {
     await this.finishCopy();
     const list = columns.map((c) => quoteIdent(c.name)).join(", ");
     // A deeper buffer than the default 16 kB lets encoding run ahead of the socket; 1 MB is enough
-    // (4 MB measured no faster and held more memory).
+    // (4 MB showed no clear gain on a busy 2-core machine and held more memory).
     const stream = this.client.query(
       copyFrom(`COPY ${this.destination.sql} (${list}) FROM STDIN (FORMAT binary)`, { highWaterMark: 1 << 20 }),
     );
