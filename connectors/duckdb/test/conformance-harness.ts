@@ -21,7 +21,8 @@ export function duckdbTargetHarness(): TargetHarness & { close(): Promise<void> 
   return {
     async connect() {
       const target = await openTarget(project.dir, FILE);
-      const schema = `target_${++n}`;
+      // The trailing "_" keeps one schema from being a prefix of a later one (target_1_, target_10_).
+      const schema = `target_${++n}_`;
       return {
         target,
         schema,
