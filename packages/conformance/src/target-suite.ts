@@ -69,7 +69,9 @@ class TargetCase {
     rows: readonly InputRow[],
     options: Partial<CommitUnitOptions> & { log?: readonly RunLogRow[] } = {},
   ): Promise<readonly Column[]> {
-    const ensured = await this.target.ensureTable(ref, columns, { primaryKey: options.primaryKey });
+    // Strategy and cursor too, as the runner tells them: some engines choose a table layout by them.
+    const ensureOptions = { primaryKey: options.primaryKey, strategy: options.strategy ?? "append", cursor: options.cursor };
+    const ensured = await this.target.ensureTable(ref, columns, ensureOptions);
     const unit = await this.begin(ref, ensured, options);
     try {
       if (rows.length > 0) await unit.write(batchFromRows(columns, rows));
