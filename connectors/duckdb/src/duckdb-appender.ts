@@ -14,13 +14,21 @@ export interface AppendTarget {
   readonly columns: readonly string[];
   /** How errors name the table. */
   readonly label: string;
+  /**
+   * Match batch columns to table columns by exact name only. By default a batch column that
+   * matches no table column exactly matches one ignoring case, as DuckDB resolves names; a
+   * connector whose tables keep case-sensitive names outside DuckDB (Parquet files) sets this, so
+   * a batch column `ID` is refused rather than written into `id`.
+   */
+  readonly exactNames?: boolean | undefined;
 }
 
 /**
  * Appends a batch through DuckDB's appender, a data chunk of up to 2048 rows at a time filled
  * column by column from the batch's arrays (row-wise appends measured about 3x slower). Columns
- * are matched by name; table columns the batch lacks get NULL. The appender takes part in the
- * connection's open transaction: a ROLLBACK discards what it appended.
+ * are matched by name (see `AppendTarget.exactNames`); table columns the batch lacks get NULL.
+ * The appender takes part in the connection's open transaction: a ROLLBACK discards what it
+ * appended.
  */
 export async function appendBatch(connection: DuckDBConnection, target: AppendTarget, batch: RecordBatch): Promise<void> {
   if (batch.length === 0) return;
@@ -96,7 +104,10 @@ function fillVector(
   vector.flush();
 }
 
-/** For each table column, the batch column of that name (exactly, else as DuckDB matches names: ignoring case). */
+/**
+ * For each table column, the batch column of that name: exactly, else (unless `exactNames`) as
+ * DuckDB matches names, ignoring case.
+ */
 function matchColumns(target: AppendTarget, batch: RecordBatch): (ColumnVector | undefined)[] {
   const byName = new Map<string, number>();
   target.columns.forEach((name, i) => {
@@ -108,7 +119,7 @@ function matchColumns(target: AppendTarget, batch: RecordBatch): (ColumnVector |
   });
   const sources: (ColumnVector | undefined)[] = target.columns.map(() => undefined);
   batch.schema.forEach((column, b) => {
-    const i = byName.get(column.name) ?? folded.get(column.name.toLowerCase());
+    const i = byName.get(column.name) ?? (target.exactNames ? undefined : folded.get(column.name.toLowerCase()));
     if (i === undefined) {
       throw new SqlloadError("SL305", `${target.label} has no column "${column.name}"`, {
         hint: "The table must be evolved (ensureTable) before writing a batch with new columns.",

@@ -10,6 +10,11 @@ export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/** A SQL string literal, for the few places DuckDB takes no parameter (a `COPY … TO` path, reader options). */
+export function quoteString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
 export function qualifiedName(schema: string, name: string): string {
   return `${quoteIdent(schema)}.${quoteIdent(name)}`;
 }

@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBDataChunk, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
 import {
   type Column,
   type ColumnVector,
@@ -7,7 +7,6 @@ import {
   cursorKindOf,
   defaultSourceCapabilities,
   type ReadRequest,
-  type RecordBatch,
   type SourceCapabilities,
   type SourceConnection,
   type SourceItem,
@@ -15,17 +14,14 @@ import {
   type SourceTableReader,
   type SourceTableRequest,
   SqlloadError,
-  storageOf,
 } from "@sqlload/core";
+import { estimateBytes, streamBatches } from "./duckdb-batches.js";
 import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { findColumn, logicalTypeOf, qualifiedName, quoteIdent, readExpression } from "./duckdb-dialect.js";
 import { rangeCondition } from "./duckdb-range.js";
-import { cursorFromDuckDB, type FromDuckDB, fromDuckDB } from "./duckdb-values.js";
+import { cursorFromDuckDB } from "./duckdb-values.js";
 import { wrapDuckDBError } from "./errors.js";
-
-/** Rows per yielded batch: 16 DuckDB chunks, large enough that per-batch work vanishes, small enough to stream. */
-export const BATCH_ROWS = 16 * 2048;
 
 /** A DuckDB file as a source. Each opened table reads in one transaction, so all its windows see one snapshot. */
 export class DuckDBSource implements SourceConnection {
@@ -138,18 +134,7 @@ class DuckDBTableReader implements SourceTableReader {
     let previousLast: unknown = NONE;
     let bytes = 0;
     try {
-      const result = await this.connection.stream(sql, values, types);
-      const builder = new BatchBuilder(this.schema, result.columnTypes());
-      for (;;) {
-        request.signal.throwIfAborted();
-        const chunk = await result.fetchChunk();
-        const done = !chunk || chunk.rowCount === 0;
-        if (!done) builder.add(chunk);
-        if (builder.length === 0 || (!done && builder.length < BATCH_ROWS)) {
-          if (done) break;
-          continue;
-        }
-        const batch = builder.flush();
+      for await (const batch of streamBatches(this.connection, sql, this.schema, values, types, request.signal)) {
         if (ordered) {
           // Everything before this batch may commit when its first cursor differs from the
           // previous batch's last: no cursor value is then split between two commits.
@@ -162,7 +147,6 @@ class DuckDBTableReader implements SourceTableReader {
           bytes += estimateBytes(batch);
         }
         yield { kind: "batch", batch };
-        if (done) break;
       }
     } catch (error) {
       if (request.signal.aborted) throw error;
@@ -203,101 +187,10 @@ class DuckDBTableReader implements SourceTableReader {
   }
 }
 
-/** About how many bytes a batch holds, for the engine's commit-every-gigabyte rule. */
-function estimateBytes(batch: RecordBatch): number {
-  let bytes = 0;
-  for (const { values } of batch.columns) {
-    if (!Array.isArray(values)) {
-      bytes += (values as Int32Array).byteLength;
-      continue;
-    }
-    for (const value of values as unknown[]) {
-      if (typeof value === "string") bytes += value.length;
-      else if (value instanceof Uint8Array) bytes += value.byteLength;
-      else if (Array.isArray(value)) bytes += 8 * value.length;
-    }
-  }
-  return bytes;
-}
-
 const NONE = Symbol("none");
 const NULL_CURSOR = Symbol("null");
 
 /** A cell's value for equality tests: numbers, bigints and strings compare by value with ===. */
 function cursorKey(vector: ColumnVector, row: number): unknown {
   return vector.nulls?.[row] === 1 ? NULL_CURSOR : vector.values[row];
-}
-
-/** Gathers DuckDB chunks column by column into RecordBatch storage. */
-class BatchBuilder {
-  private readonly converters: FromDuckDB[];
-  private values: ColumnVector["values"][] = [];
-  private nulls: (Uint8Array | undefined)[] = [];
-  length = 0;
-
-  constructor(
-    private readonly schema: readonly Column[],
-    types: readonly DuckDBType[],
-  ) {
-    this.converters = types.map((t) => fromDuckDB(t));
-    this.reset();
-  }
-
-  add(chunk: DuckDBDataChunk): void {
-    const rows = chunk.rowCount;
-    const offset = this.length;
-    for (let c = 0; c < this.schema.length; c++) {
-      const vector = chunk.getColumnVector(c);
-      const convert = this.converters[c] as FromDuckDB;
-      const values = this.values[c] as unknown[];
-      for (let i = 0; i < rows; i++) {
-        const item = vector.getItem(i);
-        if (item === null) {
-          let nulls = this.nulls[c];
-          if (!nulls) this.nulls[c] = nulls = new Uint8Array(BATCH_ROWS + 2048);
-          nulls[offset + i] = 1;
-        } else {
-          values[offset + i] = convert(item);
-        }
-      }
-    }
-    this.length += rows;
-  }
-
-  flush(): RecordBatch {
-    const length = this.length;
-    const batch: RecordBatch = {
-      schema: this.schema,
-      length,
-      columns: this.values.map((values, c) => ({
-        values: Array.isArray(values) ? values.slice(0, length) : (values as Int32Array).subarray(0, length),
-        nulls: this.nulls[c]?.subarray(0, length),
-      })),
-    };
-    this.reset();
-    return batch;
-  }
-
-  private reset(): void {
-    // Room for one chunk past BATCH_ROWS: a batch is cut after the chunk that reaches it.
-    const capacity = BATCH_ROWS + 2048;
-    this.values = this.schema.map((c) => allocate(storageOf(c.type), capacity));
-    this.nulls = this.schema.map(() => undefined);
-    this.length = 0;
-  }
-}
-
-function allocate(storage: ReturnType<typeof storageOf>, capacity: number): ColumnVector["values"] {
-  switch (storage) {
-    case "u8":
-      return new Uint8Array(capacity);
-    case "i32":
-      return new Int32Array(capacity);
-    case "i64":
-      return new BigInt64Array(capacity);
-    case "f64":
-      return new Float64Array(capacity);
-    case "array":
-      return new Array(capacity);
-  }
 }

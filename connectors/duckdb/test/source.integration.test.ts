@@ -13,7 +13,7 @@ import {
   type SourceTableRequest,
 } from "@sqlload/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BATCH_ROWS } from "../src/duckdb-source.js";
+import { BATCH_ROWS } from "../src/duckdb-batches.js";
 import { batch, col, load, openSource, openTarget, t, tempProject } from "./harness.js";
 
 let project: ReturnType<typeof tempProject>;

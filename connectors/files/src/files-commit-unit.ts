@@ -1,6 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import {
+  type AppendTarget,
+  appendBatch,
+  cursorFromDuckDB,
+  duckdbTypeSql,
+  quoteIdent,
+  quoteString,
+  wrapDuckDBError,
+} from "@sqlload/connector-duckdb/engine";
+import {
   type Column,
   type CommitUnit,
   type CommitUnitOptions,
@@ -15,7 +24,7 @@ import {
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
-import { appendBatch, fileListParameter, wrapError } from "./files-engine.js";
+import { fileListParameter } from "./files-engine.js";
 import { partitionFolder } from "./files-hive.js";
 import {
   MANIFEST,
@@ -35,7 +44,6 @@ import {
 import { covers, overlaps, rangeCondition } from "./files-range.js";
 import { writeRunLogRecord } from "./files-run-log.js";
 import type { FileStore } from "./files-store.js";
-import { cursorFromDuckDB, duckdbTypeSql, quoteIdent, quoteString } from "./files-types.js";
 
 /**
  * Test-only: milliseconds to sleep after a commit wrote its data files and run-log records, just
@@ -100,7 +108,7 @@ export class FilesCommitUnit implements CommitUnit {
       return unit;
     } catch (error) {
       connection.closeSync();
-      throw wrapError(error, "SL305", `cannot start a commit on ${context.label}`, context.label);
+      throw wrapDuckDBError(error, "SL305", `cannot start a commit on ${context.label}`, context.label);
     }
   }
 
@@ -137,16 +145,24 @@ export class FilesCommitUnit implements CommitUnit {
     }
     const names = (this.columns ?? []).map((c) => c.name);
     if (this.context.options.strategy !== "merge") {
-      await this.guard(() => appendBatch(this.connection, this.stage, names, batch, this.context.label));
+      await this.guard(() => appendBatch(this.connection, this.appendTarget(this.stage, names), batch));
       return;
     }
     // merge: the batch replaces staged rows of its keys, so the last write of a key wins.
     const keys = this.keys();
     await this.run(`CREATE OR REPLACE TEMP TABLE ${this.incoming} AS SELECT * FROM ${this.stage} LIMIT 0`);
-    await this.guard(() => appendBatch(this.connection, this.incoming, names, batch, this.context.label));
+    await this.guard(() => appendBatch(this.connection, this.appendTarget(this.incoming, names, "temp"), batch));
     const match = keys.map((k) => `s.${quoteIdent(k)} IS NOT DISTINCT FROM i.${quoteIdent(k)}`).join(" AND ");
     await this.run(`DELETE FROM ${this.stage} AS s USING ${this.incoming} AS i WHERE ${match}`);
     await this.run(`INSERT INTO ${this.stage} SELECT * FROM ${this.incoming}`);
+  }
+
+  /**
+   * A table of this unit's connection as the appender's target. Names match exactly: the
+   * table's columns become Parquet columns, whose names are case-sensitive.
+   */
+  private appendTarget(name: string, columns: readonly string[], catalog?: "temp"): AppendTarget {
+    return { catalog, schema: "main", name, columns, label: this.context.label, exactNames: true };
   }
 
   async appendRunLog(row: RunLogRow): Promise<void> {
@@ -199,7 +215,7 @@ export class FilesCommitUnit implements CommitUnit {
     } catch (error) {
       // Files of a commit that did not happen; the next run's collection would remove them too.
       await Promise.all(written.map((path) => store.delete(path).catch(() => undefined)));
-      throw wrapError(error, "SL305", `committing ${label} failed`, label);
+      throw wrapDuckDBError(error, "SL305", `committing ${label} failed`, label);
     } finally {
       await this.close();
     }
@@ -494,7 +510,7 @@ export class FilesCommitUnit implements CommitUnit {
     try {
       return await work();
     } catch (error) {
-      throw wrapError(error, "SL305", `writing ${this.context.label} failed`, this.context.label);
+      throw wrapDuckDBError(error, "SL305", `writing ${this.context.label} failed`, this.context.label);
     }
   }
 }

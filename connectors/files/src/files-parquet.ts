@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { cursorFromDuckDB } from "@sqlload/connector-duckdb/engine";
 import { type CursorKind, type CursorValue, SqlloadError } from "@sqlload/core";
 import { fileListParameter } from "./files-engine.js";
-import { cursorFromDuckDB } from "./files-types.js";
 
 /**
  * What a Parquet file's footer says about one column, from the row groups' statistics. `exact`

@@ -1,12 +1,12 @@
 import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
+import { duckdbMessage, logicalTypeOf, quoteString, wrapDuckDBError } from "@sqlload/connector-duckdb/engine";
 import { type CursorKind, cursorKindOf, type LogicalType, type SourceTableRequest, SqlloadError } from "@sqlload/core";
-import { duckdbMessage, fileListParameter, wrapError } from "./files-engine.js";
+import { fileListParameter } from "./files-engine.js";
 import { globBase, globToRegExp } from "./files-glob.js";
 import { partitionsOf } from "./files-hive.js";
 import type { SourceTableOptions } from "./files-options.js";
 import { checkParquetSchemas } from "./files-parquet.js";
 import type { FileStore } from "./files-store.js";
-import { logicalTypeOf, quoteString } from "./files-types.js";
 
 /** One file of a source table. */
 export interface SourceFile {
@@ -131,7 +131,7 @@ export async function resolveTable(
       label,
       (path) => shownPath(files, path),
     ).catch((error) => {
-      throw wrapError(error, "SL304", `table ${label}: reading the schemas of its Parquet files failed`, label);
+      throw wrapDuckDBError(error, "SL304", `table ${label}: reading the schemas of its Parquet files failed`, label);
     });
   }
   let all: Map<string, DuckDBType>;

@@ -1,5 +1,15 @@
 import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
 import {
+  cursorFromDuckDB,
+  duckdbTypeSql,
+  estimateBytes,
+  isCanonical,
+  logicalTypeOf,
+  quoteIdent,
+  streamBatches,
+  wrapDuckDBError,
+} from "@sqlload/connector-duckdb/engine";
+import {
   type ColumnVector,
   type CursorRange,
   type CursorValue,
@@ -11,12 +21,11 @@ import {
   type SourceTableReader,
   SqlloadError,
 } from "@sqlload/core";
-import { fileListParameter, streamBatches, wrapError } from "./files-engine.js";
+import { fileListParameter } from "./files-engine.js";
 import { partitionCursor } from "./files-hive.js";
 import { type ColumnStats, columnStats } from "./files-parquet.js";
 import { covers, inRange, overlaps, rangeCondition } from "./files-range.js";
 import { type ResolvedTable, readCall, type SourceFile, type TableColumn } from "./files-source-table.js";
-import { cursorFromDuckDB, duckdbTypeSql, isCanonical, logicalTypeOf, quoteIdent } from "./files-types.js";
 
 /** SPEC §6: a files source commits at 1,000 files or about 1 GB, whichever comes first. */
 export const FILES_PER_COMMIT = 1000;
@@ -104,7 +113,7 @@ export class FilesTableReader implements SourceTableReader {
       yield* this.readOrdered(files, request);
     } catch (error) {
       if (request.signal.aborted) throw error;
-      throw wrapError(error, "SL304", `reading ${this.table.label} failed`, this.table.label);
+      throw wrapDuckDBError(error, "SL304", `reading ${this.table.label} failed`, this.table.label);
     }
   }
 
@@ -317,7 +326,7 @@ export class FilesTableReader implements SourceTableReader {
       }
       return maxCursor(best, await this.aggregate("max", unknown, {}));
     } catch (error) {
-      throw wrapError(error, "SL304", `reading the maximum cursor of ${this.table.label} failed`, this.table.label);
+      throw wrapDuckDBError(error, "SL304", `reading the maximum cursor of ${this.table.label} failed`, this.table.label);
     }
   }
 
@@ -351,7 +360,7 @@ export class FilesTableReader implements SourceTableReader {
       const found = await this.aggregate("min", scan, best ? { from: value, to: best } : range);
       return found ?? best;
     } catch (error) {
-      throw wrapError(error, "SL304", `reading the first cursor of ${this.table.label} failed`, this.table.label);
+      throw wrapDuckDBError(error, "SL304", `reading the first cursor of ${this.table.label} failed`, this.table.label);
     }
   }
 
@@ -382,23 +391,6 @@ function expressionFor(column: TableColumn, present: DuckDBType): string {
   const target = duckdbTypeSql(column.type);
   const quoted = quoteIdent(column.name);
   return isCanonical(present) && duckdbTypeSql(logicalTypeOf(present)) === target ? quoted : `CAST(${quoted} AS ${target})`;
-}
-
-/** About how many bytes a batch holds, for the commit-every-gigabyte rule. */
-function estimateBytes(batch: RecordBatch): number {
-  let bytes = 0;
-  for (const { values } of batch.columns) {
-    if (!Array.isArray(values)) {
-      bytes += (values as Int32Array).byteLength;
-      continue;
-    }
-    for (const value of values as unknown[]) {
-      if (typeof value === "string") bytes += value.length;
-      else if (value instanceof Uint8Array) bytes += value.byteLength;
-      else if (Array.isArray(value)) bytes += 8 * value.length;
-    }
-  }
-  return bytes;
 }
 
 /** The first row of the batch's last run of one cursor value; 0 when the batch holds one value. */

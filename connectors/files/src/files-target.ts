@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
+import { cursorFromDuckDB, quoteIdent, wrapDuckDBError } from "@sqlload/connector-duckdb/engine";
 import {
   type Column,
   type CommitUnit,
@@ -18,7 +19,7 @@ import {
   type TargetTableRef,
 } from "@sqlload/core";
 import { FilesCommitUnit } from "./files-commit-unit.js";
-import { type Engine, fileListParameter, openEngine, wrapError } from "./files-engine.js";
+import { type Engine, fileListParameter, openEngine } from "./files-engine.js";
 import { collectGarbage } from "./files-gc.js";
 import { acquireLease } from "./files-lease.js";
 import {
@@ -37,7 +38,6 @@ import {
 import type { TargetOptions } from "./files-options.js";
 import { readRunLogRecords } from "./files-run-log.js";
 import type { FileStore } from "./files-store.js";
-import { cursorFromDuckDB, quoteIdent } from "./files-types.js";
 
 /**
  * The files target: each table is a folder of Parquet files under `<root>/<schema>/<table>/`
@@ -108,7 +108,7 @@ export class FilesTarget implements TargetConnection {
       if (value === null || value === undefined) return best;
       return maxCursor(best, cursorFromDuckDB(kind, reader.columnTypes()[0] as DuckDBType, value) ?? null);
     } catch (error) {
-      throw wrapError(error, "SL305", `reading the maximum of ${label}.${column} failed`, label);
+      throw wrapDuckDBError(error, "SL305", `reading the maximum of ${label}.${column} failed`, label);
     }
   }
 
@@ -186,7 +186,7 @@ export class FilesTarget implements TargetConnection {
       await collectGarbage(this.store, ref, await readManifest(this.store, ref, label));
     } catch (error) {
       await lease.release();
-      throw wrapError(error, "SL305", `cleaning up ${label} failed`, label);
+      throw wrapDuckDBError(error, "SL305", `cleaning up ${label} failed`, label);
     }
     return lease;
   }

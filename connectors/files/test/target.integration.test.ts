@@ -263,6 +263,32 @@ describe("commit units", () => {
     expect((await targetRows(root, r)).map((row) => row.id)).toEqual(["1", "3"]);
   });
 
+  it.each(["append", "merge"] as const)(
+    "%s: matches batch columns by exact name (Parquet names are case-sensitive)",
+    async (strategy) => {
+      const r = ref();
+      await load(target, r, cols, [rowsOf([1])]);
+      const unit = await target.begin(r, { strategy, columns: cols, primaryKey: ["id"] });
+      const upper = [col("ID", t("int64")), col("v", t("text")), col("k", t("int64"))];
+      const error = await unit.write(batch(upper, [{ ID: 2, v: "v2", k: 2 }])).catch((e: unknown) => e);
+      await unit.abort();
+      expect(isSqlloadError(error) && error.code).toBe("SL305");
+      expect((error as Error).message).toContain('has no column "ID"');
+      expect((await targetRows(root, r)).map((row) => row.id)).toEqual(["1"]);
+    },
+  );
+
+  it("refuses a decimal with more places than its column (SL300) rather than rounding it", async () => {
+    const r = ref();
+    const money = [col("id", t("int64")), col("amount", { kind: "decimal", precision: 12, scale: 2 })];
+    await target.ensureTable(r, money, {});
+    const unit = await target.begin(r, { strategy: "append", columns: money });
+    const error = await unit.write(batch(money, [{ id: 1, amount: "1.235" }])).catch((e: unknown) => e);
+    await unit.abort();
+    expect(isSqlloadError(error) && error.code).toBe("SL300");
+    expect((error as Error).message).toMatch(/more than 2 decimal places/);
+  });
+
   it("round-trips every logical type through Parquet", async () => {
     const r = ref();
     const all: Column[] = [

@@ -31,6 +31,7 @@ export {
   sameLogicalType,
 } from "./connector/logical-types.js";
 export {
+  allocate,
   batchFromRows,
   batchToRows,
   type ColumnVector,

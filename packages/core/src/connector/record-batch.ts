@@ -55,7 +55,7 @@ export function storageOf(type: LogicalType): Storage {
   }
 }
 
-function allocate(type: LogicalType, capacity: number): ColumnVector["values"] {
+export function allocate(type: LogicalType, capacity: number): ColumnVector["values"] {
   switch (storageOf(type)) {
     case "u8":
       return new Uint8Array(capacity);

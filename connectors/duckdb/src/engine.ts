@@ -1,0 +1,21 @@
+/**
+ * `@sqlload/connector-duckdb/engine`: building blocks for connectors that run on DuckDB, such as
+ * the files connector, which reads and writes files through an in-memory DuckDB. They are the
+ * pieces this connector is made of, so a connector built on them maps types, converts values,
+ * moves batches and reports errors exactly as the DuckDB connector does:
+ *
+ * - the dialect: identifier and string quoting, logical type ↔ DuckDB type, and whether a DuckDB
+ *   type is the canonical one of its logical type (read with no cast);
+ * - a DuckDB value as a cursor value;
+ * - reading a query's rows as RecordBatches (`streamBatches`, `estimateBytes`), and writing
+ *   RecordBatches through the appender (`appendBatch`), with the value conversions between
+ *   RecordBatch storage and DuckDB vectors inside them;
+ * - DuckDB errors as coded SqlloadErrors.
+ *
+ * The package's main entry is the connector; this subpath holds no connector.
+ */
+export { type AppendTarget, appendBatch } from "./duckdb-appender.js";
+export { estimateBytes, streamBatches } from "./duckdb-batches.js";
+export { duckdbTypeSql, isCanonical, logicalTypeOf, quoteIdent, quoteString } from "./duckdb-dialect.js";
+export { cursorFromDuckDB } from "./duckdb-values.js";
+export { duckdbMessage, wrapDuckDBError } from "./errors.js";
