@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import {
+  appendRunLogRecord,
   type CursorValue,
   cursorEquals,
   cursorKindOf,
   cursorToString,
-  encodeRunLogRecord,
   formatTargetTable,
   type HistoryEntry,
   type Json,
@@ -71,7 +71,7 @@ export function historyLine(entry: HistoryEntry): string {
 }
 
 /** Appends a correction (reset or reconcile) to a table's run log; nothing is ever deleted. */
-export async function appendCorrection(
+export function appendCorrection(
   target: TargetConnection,
   log: TableLog,
   correction: {
@@ -81,23 +81,14 @@ export async function appendCorrection(
     readonly note: string;
   },
 ): Promise<void> {
-  const unit = await target.begin(log.table.config.target, { strategy: "append", columns: [] });
-  try {
-    await unit.appendRunLog(
-      encodeRunLogRecord({
-        runId: randomUUID(),
-        table: log.name,
-        at: new Date().toISOString(),
-        event: correction.event,
-        state: correction.state,
-        cursor: correction.cursor,
-        rows: 0,
-        note: correction.note,
-      }),
-    );
-    await unit.commit();
-  } catch (error) {
-    await unit.abort().catch(() => {});
-    throw error;
-  }
+  return appendRunLogRecord(target, log.table.config.target, {
+    runId: randomUUID(),
+    table: log.name,
+    at: new Date().toISOString(),
+    event: correction.event,
+    state: correction.state,
+    cursor: correction.cursor,
+    rows: 0,
+    note: correction.note,
+  });
 }

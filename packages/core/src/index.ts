@@ -61,7 +61,14 @@ export {
   type TargetTableRef,
   targetTableFor,
 } from "./connector/table-ref.js";
-export type { CommitUnit, CommitUnitOptions, TargetConnection, TargetTableInfo, WriteStrategy } from "./connector/target.js";
+export type {
+  CommitUnit,
+  CommitUnitOptions,
+  EnsureTableOptions,
+  TargetConnection,
+  TargetTableInfo,
+  WriteStrategy,
+} from "./connector/target.js";
 export { compareCodePoints } from "./cursor/compare.js";
 export { type CursorKind, cursorKindOf, cursorKinds, isTimeKind } from "./cursor/cursor-kind.js";
 export {
@@ -113,6 +120,7 @@ export {
 } from "./run/run-project.js";
 export { type RunTableArgs, runTable } from "./run/run-table.js";
 export { type Selectable, selectTables } from "./run/select-tables.js";
+export { appendRunLogRecord } from "./state/append-record.js";
 export { isJson, type Json } from "./state/json.js";
 export { type HistoryEntry, type LoggedPosition, loggedPosition } from "./state/logged-state.js";
 export {

@@ -23,6 +23,18 @@ export interface CommitUnitOptions {
   readonly columns: readonly Column[];
   readonly primaryKey?: readonly string[] | undefined;
   readonly cursor?: { readonly column: string; readonly kind: CursorKind } | undefined;
+  /**
+   * The table's configured strategy. It differs from `strategy` only under `--reload`, where a
+   * unit with strategy `replace` rebuilds a table whose strategy (say `merge`) shapes its layout.
+   */
+  readonly tableStrategy?: WriteStrategy | undefined;
+}
+
+/** What `ensureTable` is told about the table it creates: enough to choose engine and sort keys. */
+export interface EnsureTableOptions {
+  readonly primaryKey?: readonly string[] | undefined;
+  readonly strategy?: WriteStrategy | undefined;
+  readonly cursor?: { readonly column: string; readonly kind: CursorKind } | undefined;
 }
 
 /**
@@ -47,17 +59,16 @@ export interface TargetConnection {
   maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null>;
   /**
    * Creates the table, or adds the columns it lacks. A column whose type no longer fits throws
-   * SL302 naming table, column, old and new type, and changes nothing.
+   * SL302 naming table, column, old and new type, and changes nothing. `begin` may come first, on a
+   * table that does not exist yet: such a unit only appends run-log records.
    */
-  ensureTable(
-    ref: TargetTableRef,
-    columns: readonly Column[],
-    options: { readonly primaryKey?: readonly string[] | undefined },
-  ): Promise<readonly Column[]>;
+  ensureTable(ref: TargetTableRef, columns: readonly Column[], options: EnsureTableOptions): Promise<readonly Column[]>;
   begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit>;
   /** Staged targets only: makes every committed unit of the table visible at once. */
   publish?(ref: TargetTableRef): Promise<void>;
-  /** The table's run-log rows in the order they were written. */
+  /** Staged targets only: drops what the table's units staged but did not publish (a failed or stopped run). */
+  discard?(ref: TargetTableRef): Promise<void>;
+  /** The table's run-log rows in the order they were written: those whose `table` is `formatTargetTable(ref)`. */
   readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]>;
   /** Holds the table against other runs until released; throws SL306 when another run holds it. */
   lockTable?(ref: TargetTableRef): Promise<{ release(): Promise<void> }>;

@@ -46,6 +46,8 @@ export function eventToJSON(event: RunEvent, now: Date = new Date()): Record<str
         totalRows: event.totalRows,
         position: cursorToJSON(event.position),
       };
+    case "table_published":
+      return { ...base, table: event.table, totalRows: event.rows, position: cursorToJSON(event.position) };
     case "table_reconciled":
       return { ...base, table: event.table, note: event.note };
     case "table_completed":

@@ -50,6 +50,8 @@ export type RunEvent =
       readonly totalRows: number;
       readonly position: CursorValue | null;
     }
+  /** A staged target made the table's committed units visible (after each unit, or once at the end). */
+  | { readonly type: "table_published"; readonly table: string; readonly rows: number; readonly position: CursorValue | null }
   /** A logged table's log disagreed with its data; the data won and a reconcile record was appended. */
   | { readonly type: "table_reconciled"; readonly table: string; readonly note: string }
   | { readonly type: "table_completed"; readonly result: TableResult }

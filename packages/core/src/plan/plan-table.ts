@@ -40,6 +40,8 @@ export interface PlanInput {
   readonly flags: PlanFlags;
   /** The run's start, fixed for the whole run. */
   readonly now: Date;
+  /** The target's commit model: a staged target publishes `delete_insert` once, at the end of the run. */
+  readonly commitModel?: "transactional" | "staged" | undefined;
 }
 
 export interface TablePlan {
@@ -59,6 +61,8 @@ export interface TablePlan {
   readonly includeNulls: boolean;
   readonly reload: boolean;
   readonly commit: CommitMode;
+  /** When commits become visible: at each commit, or (a staged target under `delete_insert`) once at the end of the run. */
+  readonly publish: "each-commit" | "end-of-run";
   readonly windows?: (WindowSpec & { readonly size: string; readonly perRun?: number | undefined }) | undefined;
   readonly notes: readonly string[];
 }
@@ -71,7 +75,9 @@ export function planTable(input: PlanInput): TablePlan {
   const strategy: WriteStrategy = settings.writeStrategy ?? (settings.cursorColumn ? "delete_insert" : "replace");
   const reload = flags.reload === true;
   const notes: string[] = [];
+  const staged = input.commitModel === "staged";
   const base = {
+    publish: staged && strategy === "delete_insert" && !reload ? ("end-of-run" as const) : ("each-commit" as const),
     source: input.source,
     key: input.key,
     target: input.target,

@@ -29,6 +29,13 @@ export function cursorLine(plan: TablePlan): string | undefined {
 
 /** The batch line of SPEC §7: how the table commits. */
 export function batchLine(plan: TablePlan): string {
+  const line = commitText(plan);
+  return plan.publish === "end-of-run"
+    ? `${line}, staged and published together at the end: a stopped run publishes nothing`
+    : line;
+}
+
+function commitText(plan: TablePlan): string {
   switch (plan.commit) {
     case "swap":
       return "batch one commit at the end: a new table is built and swapped in";
@@ -92,6 +99,7 @@ export function planToJSON(plan: TablePlan): Record<string, unknown> {
       : null,
     includeNulls: plan.includeNulls,
     commit: plan.commit,
+    publish: plan.publish,
     batch: batchLine(plan),
     windows: w
       ? {

@@ -98,6 +98,7 @@ export async function prepareTable(args: {
     sourceMax,
     flags,
     now,
+    commitModel: target.capabilities.commitModel,
   });
   return { table, plan, request, info: { ...info, settings: undefined }, targetColumns, source, logged };
 }

@@ -16,6 +16,7 @@ import type { EmitEvent, TableResult } from "../events/run-event.js";
 import { CHUNK_BYTES } from "../plan/commit-mode.js";
 import type { TablePlan } from "../plan/plan-table.js";
 import { windowAt, windowIndexOf } from "../plan/windows.js";
+import { appendRunLogRecord } from "../state/append-record.js";
 import type { Json } from "../state/json.js";
 import { encodeRunLogRecord } from "../state/run-log.js";
 import { crashPoint } from "./crash-points.js";
@@ -104,6 +105,9 @@ class TableRun {
     } catch (error) {
       await this.unit?.abort().catch(() => {});
       this.unit = undefined;
+      // A staged target holds what failed runs committed until told to drop it.
+      if (this.args.target.capabilities.commitModel === "staged")
+        await this.args.target.discard?.(this.plan.target).catch(() => {});
       const err =
         this.args.signal.aborted && !isSqlloadError(error)
           ? new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName })
@@ -273,19 +277,29 @@ class TableRun {
     const columns = this.projectSchema(this.columns ?? this.args.targetColumns);
     const replacing = plan.commit === "swap";
     if (!replacing && columns && !this.ensured) {
-      this.columns = await target.ensureTable(plan.target, columns, { primaryKey: plan.primaryKey });
+      this.columns = await target.ensureTable(plan.target, columns, {
+        primaryKey: plan.primaryKey,
+        strategy: plan.strategy,
+        cursor: this.cursorRef,
+      });
       this.ensured = true;
     }
     this.unit = await target.begin(plan.target, {
       strategy: replacing ? "replace" : plan.strategy,
       columns: columns ?? [],
       primaryKey: plan.primaryKey,
-      cursor: plan.cursor ? { column: plan.cursor.column, kind: plan.cursor.kind } : undefined,
+      cursor: this.cursorRef,
+      tableStrategy: plan.strategy,
     });
     if (deleteRange && !replacing && plan.strategy === "delete_insert" && this.ensured) {
       await this.unit.deleteRange(pass.range, { includeNulls: pass.includeNulls });
       if (this.position && inRange(this.position, pass.range)) this.position = null;
     }
+  }
+
+  private get cursorRef() {
+    const cursor = this.plan.cursor;
+    return cursor ? { column: cursor.column, kind: cursor.kind } : undefined;
   }
 
   /** Keeps only the configured `columns`. */
@@ -363,6 +377,7 @@ class TableRun {
     } catch (error) {
       throw asSqlloadError(error, "SL305", `publishing ${this.tableName} failed`, { table: this.tableName });
     }
+    this.args.emit({ type: "table_published", table: this.tableName, rows: this.rows, position: this.position });
   }
 
   private unitsCommitted = 0;
@@ -413,29 +428,20 @@ class TableRun {
 
   /** The log and the data disagree: the data wins, and a visible record says so. */
   private async reconcile(mismatch: NonNullable<LoggedStart["reconcile"]>): Promise<void> {
-    const unit = await this.args.target.begin(this.plan.target, {
-      strategy: "append",
-      columns: this.columns ?? [],
-      primaryKey: this.plan.primaryKey,
-    });
     const shown = (v: CursorValue | null) => (v ? cursorToString(v) : "none");
     const note = `logged cursor ${shown(mismatch.logged)} differs from the data's maximum ${shown(mismatch.data)}: the data wins and the logged state is dropped`;
     try {
-      await unit.appendRunLog(
-        encodeRunLogRecord({
-          runId: this.args.runId,
-          table: this.tableName,
-          at: new Date().toISOString(),
-          event: "reconcile",
-          state: null,
-          cursor: mismatch.data,
-          rows: 0,
-          note,
-        }),
-      );
-      await unit.commit();
+      await appendRunLogRecord(this.args.target, this.plan.target, {
+        runId: this.args.runId,
+        table: this.tableName,
+        at: new Date().toISOString(),
+        event: "reconcile",
+        state: null,
+        cursor: mismatch.data,
+        rows: 0,
+        note,
+      });
     } catch (error) {
-      await unit.abort().catch(() => {});
       throw asSqlloadError(error, "SL305", `reconciling ${this.tableName} failed`, { table: this.tableName });
     }
     this.args.emit({ type: "table_reconciled", table: this.tableName, note });
