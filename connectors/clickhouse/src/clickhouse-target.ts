@@ -155,6 +155,11 @@ export class ClickHouseTarget implements TargetConnection {
     await this.guard(ref, "publishing", () => this.stage(ref).publish());
   }
 
+  /** The runner's word that a table's run failed: what it staged and did not publish is dropped. */
+  async discard(ref: TargetTableRef): Promise<void> {
+    await this.guard(ref, "discarding what was staged for", () => this.stage(ref).discard());
+  }
+
   readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
     return this.guard(ref, "reading the run log of", () => visibleRunLog(this.session, ref));
   }
