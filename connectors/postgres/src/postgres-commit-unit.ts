@@ -69,8 +69,12 @@ export class PostgresCommitUnit implements CommitUnit {
     private readonly client: pg.PoolClient,
     private readonly ref: TargetTableRef,
     private readonly options: CommitUnitOptions,
-    /** Where `write` lands rows: the table itself, the staging table or the new table. */
-    private readonly destination: { readonly sql: string; readonly columns: readonly PgColumn[] },
+    /**
+     * Where `write` lands rows: the table itself, the staging table or the new table; undefined
+     * for a unit on a table that does not exist yet (it only logs) and for a replace begun
+     * without columns (the first batch creates the new table).
+     */
+    private destination: { readonly sql: string; readonly columns: readonly PgColumn[] } | undefined,
     /** The table's own columns (for range deletes). */
     private readonly tableColumns: readonly PgColumn[],
     private readonly context: (action: string) => ErrorContext,
@@ -93,13 +97,12 @@ export class PostgresCommitUnit implements CommitUnit {
       // A crashed run cannot leave it behind (it is built in this transaction), but a hand-made
       // or half-migrated one must not make every later run fail.
       await client.query(`DROP TABLE IF EXISTS ${qualifiedName(next)}`);
-      await client.query(`CREATE TABLE ${qualifiedName(next)} (${columnDefinitions(options.columns)})`);
-      const columns = (await describePg(client, next)) ?? [];
-      const current = (await describePg(client, ref)) ?? columns;
-      return new PostgresCommitUnit(client, ref, options, { sql: qualifiedName(next), columns }, current, context);
+      const unit = new PostgresCommitUnit(client, ref, options, undefined, (await describePg(client, ref)) ?? [], context);
+      if (options.columns.length > 0) await unit.createBuildTable(options.columns);
+      return unit;
     }
     const existing = await describePg(client, ref);
-    if (!existing) throw new SqlloadError("SL305", `target table ${display} does not exist; it is created before loading`);
+    if (!existing) return new PostgresCommitUnit(client, ref, options, undefined, [], context);
     if (options.strategy !== "merge") {
       return new PostgresCommitUnit(client, ref, options, { sql: qualifiedName(ref), columns: existing }, existing, context);
     }
@@ -120,6 +123,13 @@ export class PostgresCommitUnit implements CommitUnit {
     return new PostgresCommitUnit(client, ref, options, { sql: stage, columns: staged }, existing, context);
   }
 
+  /** Creates the new table of a replace, from the unit's columns or the first batch's. */
+  private async createBuildTable(columns: readonly Column[]): Promise<void> {
+    const next = { schema: this.ref.schema, name: derivedName(this.ref.name, "__sqlload_new") };
+    await this.client.query(`CREATE TABLE ${qualifiedName(next)} (${columnDefinitions(columns)})`);
+    this.destination = { sql: qualifiedName(next), columns: (await describePg(this.client, next)) ?? [] };
+  }
+
   /** Committed or rolled back. */
   get finished(): boolean {
     return this.done;
@@ -133,7 +143,13 @@ export class PostgresCommitUnit implements CommitUnit {
     this.assertOpen();
     if (batch.length === 0) return;
     try {
-      const byName = new Map(this.destination.columns.map((c) => [c.name, c]));
+      if (!this.destination && this.options.strategy === "replace") await this.createBuildTable(batch.schema);
+      const destination = this.destination;
+      if (!destination)
+        throw new SqlloadError("SL305", `target table ${this.display} does not exist; it is created before loading`, {
+          table: this.display,
+        });
+      const byName = new Map(destination.columns.map((c) => [c.name, c]));
       for (const column of batch.schema) {
         if (!byName.has(column.name)) {
           throw new SqlloadError("SL209", `column "${column.name}" is not in ${this.display}`, { table: this.display });
@@ -154,7 +170,7 @@ export class PostgresCommitUnit implements CommitUnit {
       }
       this.stats.encoded++;
       const names = new Set(batch.schema.map((c) => c.name));
-      const columns = this.destination.columns.filter((c) => names.has(c.name));
+      const columns = destination.columns.filter((c) => names.has(c.name));
       const copy = await this.openCopy(columns);
       for (const chunk of copy.encoder.encode(batch)) {
         if (copy.error) throw copy.error;
@@ -175,7 +191,7 @@ export class PostgresCommitUnit implements CommitUnit {
     // A deeper buffer than the default 16 kB lets encoding run ahead of the socket; 1 MB is enough
     // (4 MB showed no clear gain on a busy 2-core machine and held more memory).
     const stream = this.client.query(
-      copyFrom(`COPY ${this.destination.sql} (${list}) FROM STDIN (FORMAT binary)`, { highWaterMark: 1 << 20 }),
+      copyFrom(`COPY ${this.destination?.sql} (${list}) FROM STDIN (FORMAT binary)`, { highWaterMark: 1 << 20 }),
     );
     const copy: OpenCopy = { key, stream, encoder: new CopyBinaryEncoder(columns, this.display), error: undefined };
     stream.on("error", (error) => {
@@ -207,7 +223,7 @@ export class PostgresCommitUnit implements CommitUnit {
     try {
       await this.finishCopy();
       const column = this.tableColumns.find((c) => c.name === cursor.column);
-      if (!column) return; // no such column: no row can lie in the range
+      if (!column) return; // no such table or column: no row can lie in the range
       const kind = cursorKindOfColumn(column) ?? cursor.kind;
       // A column that already sorts by code point compares as it is, so its own index serves the delete.
       const native = kind === "text" && sortsByCodePoint(column, await defaultCollationIsCodePoint(this.client));
@@ -226,6 +242,8 @@ export class PostgresCommitUnit implements CommitUnit {
     this.assertOpen();
     try {
       await this.finishCopy();
+      // A unit on a table not created yet may be the first thing in its schema.
+      await this.client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.ref.schema)}`);
       await this.client.query(runLogTableSql(this.ref.schema));
       await this.client.query(insertRunLogSql(this.ref.schema), [row.runId, row.table, row.at, row.formatVersion, row.body]);
     } catch (error) {
@@ -237,8 +255,9 @@ export class PostgresCommitUnit implements CommitUnit {
     this.assertOpen();
     try {
       await this.finishCopy();
-      if (this.options.strategy === "merge") await this.merge();
-      if (this.options.strategy === "replace") await this.swap();
+      // A unit without a destination only logged: there is nothing to merge or swap in.
+      if (this.destination && this.options.strategy === "merge") await this.merge();
+      if (this.destination && this.options.strategy === "replace") await this.swap();
       await this.client.query("COMMIT");
       this.done = true;
       this.client.release();
@@ -251,22 +270,23 @@ export class PostgresCommitUnit implements CommitUnit {
 
   /** Upserts the staged rows; rows that share a key within the unit are an error (SL301). */
   private async merge(): Promise<void> {
+    const destination = this.destination!;
     const key = this.options.primaryKey ?? [];
-    const columns = this.destination.columns.map((c) => quoteIdent(c.name));
+    const columns = destination.columns.map((c) => quoteIdent(c.name));
     const keySql = key.map(quoteIdent).join(", ");
-    const updates = this.destination.columns
+    const updates = destination.columns
       .filter((c) => !key.includes(c.name))
       .map((c) => `${quoteIdent(c.name)} = EXCLUDED.${quoteIdent(c.name)}`);
     const action = updates.length > 0 ? `DO UPDATE SET ${updates.join(", ")}` : "DO NOTHING";
     await this.client.query(
-      `INSERT INTO ${qualifiedName(this.ref)} (${columns.join(", ")}) SELECT ${columns.join(", ")} FROM ${this.destination.sql} ON CONFLICT (${keySql}) ${action}`,
+      `INSERT INTO ${qualifiedName(this.ref)} (${columns.join(", ")}) SELECT ${columns.join(", ")} FROM ${destination.sql} ON CONFLICT (${keySql}) ${action}`,
     );
   }
 
   /** Puts the new table in place of the old one, in this transaction: readers see one or the other. */
   private async swap(): Promise<void> {
     await this.client.query(`DROP TABLE IF EXISTS ${qualifiedName(this.ref)}`);
-    await this.client.query(`ALTER TABLE ${this.destination.sql} RENAME TO ${quoteIdent(this.ref.name)}`);
+    await this.client.query(`ALTER TABLE ${this.destination!.sql} RENAME TO ${quoteIdent(this.ref.name)}`);
   }
 
   async abort(): Promise<void> {

@@ -428,7 +428,12 @@ describe("failures", () => {
     await dead.close();
   });
 
-  it("refuses to begin on a missing table (except replace)", async () => {
-    expect(await codeOf(target.begin({ schema: "raw", name: "nope" }, { strategy: "append", columns: EVENTS }))).toBe("SL305");
+  it("begins a log-only unit on a missing table, which refuses rows (SL305)", async () => {
+    const unit = await target.begin({ schema: "raw", name: "nope" }, { strategy: "append", columns: EVENTS });
+    try {
+      expect(await codeOf(unit.write(batch(EVENTS, [{ id: 1n }])))).toBe("SL305");
+    } finally {
+      await unit.abort();
+    }
   });
 });
