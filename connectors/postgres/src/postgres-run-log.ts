@@ -32,11 +32,8 @@ function isoOfMicros(micros: bigint): string {
   return `${new Date(Number(ms)).toISOString().slice(0, -1)}${rest.toString().padStart(3, "0")}Z`;
 }
 
-/**
- * The table's records in the order they were written. Core names a record's table as
- * `schema.name`; both the plain and the quoted spelling are accepted so odd names find theirs.
- */
-export async function readRunLog(db: Queryable, schema: string, names: readonly string[]): Promise<RunLogRow[]> {
+/** The records of one table (`formatTargetTable(ref)`, as core names it) in the order they were written. */
+export async function readRunLog(db: Queryable, schema: string, table: string): Promise<RunLogRow[]> {
   if ((await findTable(db, { schema, name: RUN_LOG_TABLE })) === null) return [];
   const result = await db.query<{ run_id: string; table_name: string; at: string; format_version: number; body: string }>(
     `SELECT run_id, table_name,
@@ -44,9 +41,9 @@ export async function readRunLog(db: Queryable, schema: string, names: readonly 
               + extract(microseconds from at AT TIME ZONE 'UTC')::int8 % 1000000)::text AS at,
             format_version, body
      FROM ${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)}
-     WHERE table_name = ANY($1::text[])
+     WHERE table_name = $1
      ORDER BY seq`,
-    [[...new Set(names)]],
+    [table],
   );
   return result.rows.map((r) => ({
     runId: r.run_id,

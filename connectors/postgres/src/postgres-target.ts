@@ -166,7 +166,7 @@ export class PostgresTarget implements TargetConnection {
 
   async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
     return this.withClient(`reading the run log of ${formatTargetTable(ref)}`, ref, (client) =>
-      readRunLog(client, ref.schema, [formatTargetTable(ref), `${ref.schema}.${ref.name}`]),
+      readRunLog(client, ref.schema, formatTargetTable(ref)),
     );
   }
 
