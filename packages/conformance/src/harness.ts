@@ -47,6 +47,13 @@ export interface SourceFixture {
    * table names may hold quotes, dots, spaces and any Unicode.
    */
   createTable(name: string, columns: readonly Column[], rows: readonly InputRow[]): Promise<SourceTableRef>;
+  /**
+   * The table options (the keys of `[sources.X.tables.NAME]`) every `SourceTableRequest` for
+   * `table` carries, for sources that find a table by them, like a files source's `glob` and
+   * `format`. Called with refs `createTable` returned and with refs of tables that do not
+   * exist (the SL206 case). Optional: without it requests carry `{}`.
+   */
+  tableOptions?(table: SourceTableRef): Readonly<Record<string, unknown>>;
   /** Opens the source, after the test's tables exist. Called at most once per test. */
   openSource(): Promise<SourceConnection>;
   /**

@@ -60,6 +60,11 @@ class SourceCase {
     await this.source?.close().catch(() => {});
   }
 
+  /** A request for `table`, with the table options the harness gives it. */
+  request(table: SourceTableRef, cursorColumn?: string): SourceTableRequest {
+    return { table, cursorColumn, options: this.fixture.tableOptions?.(table) ?? {} };
+  }
+
   /** Creates the table, opens the source and the table for reading, as the runner does. */
   async openTable(
     name: string,
@@ -69,7 +74,7 @@ class SourceCase {
   ): Promise<OpenedTable> {
     const ref = await this.fixture.createTable(name, columns, rows);
     const source = await this.open();
-    const request: SourceTableRequest = { table: ref, cursorColumn, options: {} };
+    const request = this.request(ref, cursorColumn);
     const info = await source.describeTable(request);
     const reader = await source.openTable(request, info);
     return { ref, source, info, reader, request };
@@ -153,7 +158,7 @@ export function describeSourceConformance(name: string, harness: SourceHarness):
         ]);
         const source = await s.open();
         for (const [column, kind] of Object.entries(kinds)) {
-          const info = await source.describeTable({ table: ref, cursorColumn: column, options: {} });
+          const info = await source.describeTable(s.request(ref, column));
           expect(info.columns?.map((c) => [c.name, formatLogicalType(c.type)])).toEqual(
             columns.map((c) => [c.name, formatLogicalType(c.type)]),
           );
@@ -165,7 +170,7 @@ export function describeSourceConformance(name: string, harness: SourceHarness):
         const ref = await s.fixture.createTable("t", columns.slice(0, 1), []);
         const source = await s.open();
         const missing = { ...ref, name: "no_such_table", key: "no_such_table" };
-        await expect(source.describeTable({ table: missing, options: {} })).rejects.toMatchObject({ code: "SL206" });
+        await expect(source.describeTable(s.request(missing))).rejects.toMatchObject({ code: "SL206" });
       });
     });
 
