@@ -2,7 +2,16 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DuckDBInstance, DuckDBListValue, type DuckDBType, type DuckDBValue, LIST, VARCHAR } from "@duckdb/node-api";
+import {
+  type DuckDBConnection,
+  DuckDBInstance,
+  DuckDBListValue,
+  type DuckDBType,
+  type DuckDBValue,
+  LIST,
+  VARCHAR,
+} from "@duckdb/node-api";
+import { SqlloadError } from "@sqlload/core";
 
 /** An in-memory DuckDB and the folder it spills to; `close` removes both. */
 export interface Engine {
@@ -56,8 +65,38 @@ export function fileListParameter(paths: readonly string[]): { value: DuckDBValu
 
 /**
  * DuckDB expands every path given to its readers as a glob; the characters it treats as patterns
- * are bracketed so a file named `a[1].csv` is read as itself.
+ * are bracketed so a file named `a[1].csv` is read as itself. A path without them is opened as it
+ * is. A glob also splits at `\` (on every platform), so in a path that needs brackets a
+ * backslash can only be matched by `?`: such a path is loose (see `checkLoosePaths`).
  */
 export function escapeGlob(path: string): string {
-  return path.replace(/[*?[]/g, (c) => `[${c}]`);
+  if (!/[*?[]/.test(path)) return path;
+  return path.replace(/[*?[\\]/g, (c) => (c === "\\" ? "?" : `[${c}]`));
+}
+
+/** Whether `escapeGlob` names `path` only loosely: a backslash beside a pattern character. */
+export function isLoosePath(path: string): boolean {
+  return path.includes("\\") && /[*?[]/.test(path);
+}
+
+/**
+ * Throws SL304 when the escaped glob of a loose path matches more than its own file (a sibling
+ * that differs where the path has a backslash), which DuckDB would read too.
+ */
+export async function checkLoosePaths(
+  connection: DuckDBConnection,
+  paths: readonly string[],
+  table: string,
+  shown: (path: string) => string,
+): Promise<void> {
+  for (const path of paths.filter(isLoosePath)) {
+    const reader = await connection.runAndReadAll("SELECT count(*) FROM glob($pattern)", { pattern: escapeGlob(path) });
+    if (Number(reader.getRows()[0]?.[0]) !== 1) {
+      throw new SqlloadError(
+        "SL304",
+        `table ${table}: DuckDB cannot open ${shown(path)} alone: its path holds a backslash and one of * ? [, and another file's path differs from it only where it has a backslash`,
+        { table, hint: "Rename the file or folder, or narrow the table's `glob` to leave it out." },
+      );
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { globBase, globToRegExp } from "./files-glob.js";
+import { globBase, globToRegExp, literalGlob } from "./files-glob.js";
 
 describe("globToRegExp", () => {
   const cases: [string, string, boolean][] = [
@@ -35,4 +35,16 @@ describe("globBase", () => {
     expect(globBase("*.csv")).toBe("");
     expect(globBase("x/d=*/f.csv")).toBe("x");
   });
+});
+
+describe("literalGlob", () => {
+  const names = ["back\\slash `tick` [br]", "a*b?c", "{x,y}", "[!a]", "a]b}c,d", "plain.name", "Ünïcødé 表 😀"];
+  for (const name of names) {
+    it(`matches ${JSON.stringify(name)} and nothing else`, () => {
+      const pattern = globToRegExp(`${literalGlob(name)}/**/*.parquet`);
+      expect(pattern.test(`${name}/part-0.parquet`)).toBe(true);
+      expect(pattern.test(`${name}x/part-0.parquet`)).toBe(false);
+      expect(pattern.test("b/part-0.parquet")).toBe(false);
+    });
+  }
 });

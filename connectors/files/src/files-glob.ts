@@ -68,6 +68,15 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${out}$`, "u");
 }
 
+/**
+ * A glob matching `text` itself: the pattern characters `*`, `?`, `[` and `{` are bracketed
+ * (`[*]`), so a table named `orders [2026]` finds the folder of that name. (A `}` or `,` is
+ * literal outside braces, and a `]` outside a class.)
+ */
+export function literalGlob(text: string): string {
+  return text.replace(/[*?[{]/g, (c) => `[${c}]`);
+}
+
 /** The folder a glob's matches all lie under (its part before the first pattern character), to list less. */
 export function globBase(glob: string): string {
   const parts = glob.split("/");

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { ConfigKeySpec, SourceTableRef } from "@sqlload/core";
 import { SqlloadError } from "@sqlload/core";
+import { literalGlob } from "./files-glob.js";
 
 export type FileFormat = "parquet" | "csv" | "jsonl";
 export type Compression = "auto" | "none" | "gzip" | "zstd";
@@ -108,7 +109,9 @@ export function sourceTableOptions(
     });
   }
   const given = options.format as FileFormat | undefined;
-  const glob = (options.glob as string | undefined) ?? (given ? `${table.name}/**/*.${EXTENSIONS[given]}` : undefined);
+  // The default glob names the table's folder literally, whatever characters its name holds.
+  const glob =
+    (options.glob as string | undefined) ?? (given ? `${literalGlob(table.name)}/**/*.${EXTENSIONS[given]}` : undefined);
   if (glob === undefined) {
     throw new SqlloadError("SL105", `table ${label} needs \`glob\` (which files make it) or \`format\``, {
       table: label,

@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
 import { duckdbMessage, logicalTypeOf, quoteString, wrapDuckDBError } from "@sqlload/connector-duckdb/engine";
 import { type CursorKind, cursorKindOf, type LogicalType, type SourceTableRequest, SqlloadError } from "@sqlload/core";
-import { fileListParameter } from "./files-engine.js";
+import { checkLoosePaths, fileListParameter } from "./files-engine.js";
 import { globBase, globToRegExp } from "./files-glob.js";
 import { partitionsOf } from "./files-hive.js";
 import type { SourceTableOptions } from "./files-options.js";
@@ -124,6 +124,14 @@ export async function resolveTable(
     });
   }
   const hive = options.hivePartitioning ?? files.every((f) => f.partitions.size > 0);
+  await checkLoosePaths(
+    connection,
+    files.map((f) => f.enginePath),
+    label,
+    (path) => shownPath(files, path),
+  ).catch((error) => {
+    throw wrapDuckDBError(error, "SL304", `table ${label}: listing its files through DuckDB failed`, label);
+  });
   if (options.format === "parquet") {
     await checkParquetSchemas(
       connection,

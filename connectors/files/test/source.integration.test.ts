@@ -310,3 +310,23 @@ describe("configuration", () => {
     expect(isSqlloadError(unknown) && unknown.code).toBe("SL105");
   });
 });
+
+describe("names holding glob characters", () => {
+  it("reads a folder of a table's name by the default glob, brackets and backslashes included", async () => {
+    const name = `${folder()} back\\slash [br] {a,b} *?`;
+    await parquet(data(name, "part-0.parquet"), "SELECT 1::BIGINT AS id");
+    // What `[br]` would match as a pattern: never read.
+    await parquet(data(`${name.split(" ")[0]} back\\slash b {a,b} *?`, "part-0.parquet"), "SELECT 2::BIGINT AS id");
+    const { rows } = await readTable(source, request(name, { format: "parquet" }));
+    expect(rows).toEqual([{ id: 1n }]);
+  });
+
+  it("refuses a file DuckDB cannot open alone: a backslash beside [, and a sibling differing only there", async () => {
+    const f = folder();
+    await parquet(data(f, "a\\b [1]", "part.parquet"), "SELECT 1::BIGINT AS id");
+    await parquet(data(f, "a_b [1]", "part.parquet"), "SELECT 2::BIGINT AS id");
+    const error = await source.describeTable(request("t", { glob: `${f}/a\\b*/*.parquet` })).catch((e: unknown) => e);
+    expect(isSqlloadError(error) && error.code).toBe("SL304");
+    expect((error as Error).message).toContain(`${f}/a\\b [1]/part.parquet`);
+  });
+});
