@@ -1,14 +1,17 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, Flags, type Interfaces } from "@oclif/core";
-import { setSqlloadModule } from "@sqlload/connector-typescript";
-import { findProjectFile, isSqlloadError, loadConfig, type ProjectConfig, ProjectSession } from "@sqlload/core";
+import { connectorNames, findProjectFile, isSqlloadError, loadConfig, type ProjectConfig, ProjectSession } from "@sqlload/core";
 import { type Discovery, discoverConnectors, installHint } from "./connectors/discover.js";
 import { exitCodeForError } from "./exit-codes.js";
 import { redact } from "./render/redact.js";
 
-// A project module's `import … from "sqlload"` resolves to this very package when the project has none.
-setSqlloadModule(join(dirname(fileURLToPath(import.meta.url)), "index.js"));
+// A project module's `import … from "sqlload"` resolves to this very package when the project has
+// none. Registered by symbol (the TypeScript connector reads it) so start-up imports no connector.
+(globalThis as Record<symbol, unknown>)[Symbol.for("sqlload.runtime-module")] = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "index.js",
+);
 
 export type SqlloadFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof SqlloadCommand)["baseFlags"] & T["flags"]>;
 
@@ -29,7 +32,7 @@ export abstract class SqlloadCommand extends Command {
     projectFlag: string | undefined,
   ): Promise<{ config: ProjectConfig; session: ProjectSession; discovery: Discovery }> {
     const file = findProjectFile(projectFlag ?? process.cwd(), projectFlag !== undefined);
-    const discovery = await discoverConnectors(this.config, dirname(file));
+    const discovery = await discoverConnectors(this.config, dirname(file), connectorNames(file));
     for (const warning of discovery.warnings) this.warn(warning);
     const config = loadConfig(file, {
       connectorSchema: (name) => discovery.connectors.get(name)?.connector.configSchema,

@@ -6,14 +6,20 @@ import { SqlloadError } from "@sqlload/core";
 import { createJiti } from "jiti";
 import { isTableDefinition, type TableDefinition } from "./api.js";
 
-let runtimeModule: string | undefined;
-
 /**
- * Sets the module a project's `import … from "sqlload"` resolves to when the project has no
- * `sqlload` installed: the CLI registers its own entry, so `npx sqlload` works in any folder.
+ * Where a project's `import … from "sqlload"` resolves when the project has no `sqlload`
+ * installed: the running CLI registers its own entry under this registry symbol (so it need not
+ * import this package, and its start-up stays light), or calls `setSqlloadModule`.
  */
+export const SQLLOAD_MODULE = Symbol.for("sqlload.runtime-module");
+
 export function setSqlloadModule(path: string): void {
-  runtimeModule = path;
+  (globalThis as Record<symbol, unknown>)[SQLLOAD_MODULE] = path;
+}
+
+function runtimeModule(): string | undefined {
+  const path = (globalThis as Record<symbol, unknown>)[SQLLOAD_MODULE];
+  return typeof path === "string" ? path : undefined;
 }
 
 /** Where `sqlload` resolves for a project: its own install first, else the running CLI, else this package's API. */
@@ -22,7 +28,7 @@ function sqlloadAlias(projectDir: string): string | undefined {
     createRequire(join(projectDir, "package.json")).resolve("sqlload/package.json");
     return undefined;
   } catch {
-    return runtimeModule ?? join(dirname(fileURLToPath(import.meta.url)), "api.js");
+    return runtimeModule() ?? join(dirname(fileURLToPath(import.meta.url)), "api.js");
   }
 }
 

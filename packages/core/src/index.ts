@@ -1,5 +1,5 @@
 export { type Duration, describeDuration, parseDuration } from "./config/duration.js";
-export { findProjectFile, type LoadConfigOptions, loadConfig, PROJECT_FILE } from "./config/load-config.js";
+export { connectorNames, findProjectFile, type LoadConfigOptions, loadConfig, PROJECT_FILE } from "./config/load-config.js";
 export type { ProjectConfig, SourceConfig, TableConfig, TargetConfig } from "./config/project-config.js";
 export { camelCase, type SettingSpec, snakeCase, tableSettingSpecs, writeStrategies } from "./config/schema.js";
 export { closest, didYouMean } from "./config/suggest.js";

@@ -72,8 +72,14 @@ const ORIGIN_OF_PLUGIN: Record<string, ConnectorOrigin> = { core: "bundled", use
  * then those added with `sqlload plugins install` or `plugins link`), then packages in the
  * project's node_modules. A package that fails to load, was built for another core API, or
  * repeats a name is skipped with a warning naming it; the first one found keeps the name.
+ * With `only`, packages declaring other names are not even loaded: a command pays for the
+ * connectors its project uses, not for every one installed.
  */
-export async function discoverConnectors(config: Config, projectDir: string | undefined): Promise<Discovery> {
+export async function discoverConnectors(
+  config: Config,
+  projectDir: string | undefined,
+  only?: ReadonlySet<string>,
+): Promise<Discovery> {
   const candidates: { dir: string; origin: ConnectorOrigin }[] = [];
   const plugins = config.getPluginsList();
   // Linked and user-installed plugins override bundled ones of the same name, as in oclif.
@@ -98,6 +104,7 @@ export async function discoverConnectors(config: Config, projectDir: string | un
       continue;
     }
     const packageName = pkg.name ?? dir;
+    if (only && !only.has(pkg.sqlload?.connector ?? "")) continue;
     let connector: unknown;
     try {
       const module = (await import(pathToFileURL(entryOf(dir, pkg)).href)) as { default?: unknown };

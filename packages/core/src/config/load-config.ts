@@ -194,3 +194,24 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
 
   return { file: path, dir, target, sources, secrets };
 }
+
+/**
+ * The connectors a project file names (its target's, default `duckdb`, and its sources'), read
+ * without validating anything: so the CLI loads only those. A file that does not parse names
+ * none; `loadConfig` then reports why.
+ */
+export function connectorNames(file: string): Set<string> {
+  const names = new Set<string>();
+  try {
+    const raw = parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    const target = raw.target as Record<string, unknown> | undefined;
+    names.add(typeof target?.connector === "string" ? target.connector : "duckdb");
+    for (const source of Object.values((raw.sources ?? {}) as Record<string, unknown>)) {
+      const connector = (source as Record<string, unknown> | undefined)?.connector;
+      if (typeof connector === "string") names.add(connector);
+    }
+  } catch {
+    // loadConfig reports the syntax error with its line.
+  }
+  return names;
+}
