@@ -1,34 +1,18 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { runSqlload } from "@sqlload/testing";
 
-export const CLI = join(dirname(fileURLToPath(import.meta.url)), "..", "bin", "run.js");
+export { type CliResult, SQLLOAD_CLI as CLI } from "@sqlload/testing";
 
-export interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the built `sqlload` binary as a user would. */
-export function sqlload(args: readonly string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd,
-      // Without pnpm's NODE_PATH, as a user's shell would run it.
-      env: { ...process.env, NODE_PATH: "", NO_COLOR: "1", ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+/** Runs the built `sqlload` binary as a user would; the exit code is -1 when a signal ended it. */
+export async function sqlload(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const result = await runSqlload(args, options);
+  return { code: result.code ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
 export function tempDir(prefix = "sqlload-e2e-"): string {

@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runSqlload } from "@sqlload/testing";
 import pg from "pg";
-import { CLI, queryDuckDB, sqlload, tempDir } from "./cli.js";
+import { queryDuckDB, sqlload, tempDir } from "./cli.js";
 
 /**
  * Kills the built CLI at random instants and at exact crash points (SQLLOAD_TEST_CRASH), then
@@ -160,24 +160,12 @@ export class CrashProject {
   }
 
   /** Runs a load and kills it after `delayMs` (or at a crash point); resolves whether it was killed. */
-  run(options: { delayMs?: number; crashAt?: string } = {}): Promise<{ code: number | null; killed: boolean; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const env = {
-        ...process.env,
-        NODE_PATH: "",
-        NO_COLOR: "1",
-        ...(options.crashAt ? { SQLLOAD_TEST_CRASH: options.crashAt } : {}),
-      };
-      const child = spawn(process.execPath, [CLI, "load"], { cwd: this.dir, env, stdio: ["ignore", "ignore", "pipe"] });
-      let stderr = "";
-      child.stderr.on("data", (d) => (stderr += d));
-      const timer = options.delayMs !== undefined ? setTimeout(() => child.kill("SIGKILL"), options.delayMs) : undefined;
-      child.on("error", reject);
-      child.on("close", (code, signal) => {
-        if (timer) clearTimeout(timer);
-        resolve({ code, killed: signal === "SIGKILL", stderr });
-      });
-    });
+  async run(
+    options: { delayMs?: number; crashAt?: string } = {},
+  ): Promise<{ code: number | null; killed: boolean; stderr: string }> {
+    const env = options.crashAt ? { SQLLOAD_TEST_CRASH: options.crashAt } : {};
+    const result = await runSqlload(["load"], { cwd: this.dir, env, killAfterMs: options.delayMs });
+    return { code: result.code, killed: result.signal === "SIGKILL", stderr: result.stderr };
   }
 
   /** A full uninterrupted load; throws with the output when it fails. */

@@ -1,21 +1,17 @@
-import { spawn } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type CliResult, runSqlload } from "@sqlload/testing";
 import { openChdb, type Params } from "../src/clickhouse-session.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The built `sqlload` binary of this repository. */
-export const CLI = join(here, "..", "..", "..", "apps", "cli", "bin", "run.js");
+
+export { SQLLOAD_CLI as CLI } from "@sqlload/testing";
+
 const CONNECTOR = join(here, "..");
 
-export interface CliResult {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type { CliResult } from "@sqlload/testing";
 
 /**
  * A throwaway project loading into ClickHouse in process (chdb, folder `ch`), with the connector
@@ -55,23 +51,7 @@ export class ClickHouseProject {
 
   /** Runs the CLI; `killAfterMs` sends SIGKILL then, `env` adds variables (SQLLOAD_TEST_CRASH). */
   run(args: readonly string[], options: { env?: Record<string, string>; killAfterMs?: number } = {}): Promise<CliResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, ...args], {
-        cwd: this.dir,
-        env: { ...process.env, NODE_PATH: "", NO_COLOR: "1", ...options.env },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d) => (stdout += d));
-      child.stderr.on("data", (d) => (stderr += d));
-      const timer = options.killAfterMs !== undefined ? setTimeout(() => child.kill("SIGKILL"), options.killAfterMs) : undefined;
-      child.on("error", reject);
-      child.on("close", (code, signal) => {
-        if (timer) clearTimeout(timer);
-        resolve({ code, signal, stdout, stderr });
-      });
-    });
+    return runSqlload(args, { cwd: this.dir, ...options });
   }
 
   /** Runs and expects exit code 0. */

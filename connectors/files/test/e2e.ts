@@ -1,13 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { runSqlload, startSqlload } from "@sqlload/testing";
 import { afterAll } from "vitest";
 import { duck } from "./harness.js";
 
-/** The built CLI (`pnpm --filter sqlload build` first), as apps/cli/test/cli.ts runs it. */
-export const CLI = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "apps", "cli", "bin", "run.js");
+export { SQLLOAD_CLI as CLI } from "@sqlload/testing";
 
 export interface CliResult {
   readonly code: number;
@@ -17,23 +16,12 @@ export interface CliResult {
 
 /** Starts `sqlload ARGS` in `cwd`, as a user's shell would (no pnpm NODE_PATH). */
 export function startCli(args: readonly string[], cwd: string, env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env: { ...process.env, NODE_PATH: "", NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  return startSqlload(args, { cwd, env });
 }
 
-export function sqlload(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = startCli(args, cwd, env);
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.on("data", (d) => (stdout += d));
-    child.stderr?.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+export async function sqlload(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
+  const result = await runSqlload(args, { cwd, env });
+  return { code: result.code ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** Runs and expects exit code 0. */

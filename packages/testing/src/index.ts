@@ -1,2 +1,3 @@
 export { createDatabase } from "./create-database.js";
+export { type CliOptions, type CliResult, runSqlload, SQLLOAD_CLI, startSqlload } from "./run-cli.js";
 export { findPostgresBinary, type PostgresInstance, type StartPostgresOptions, startPostgres } from "./start-postgres.js";
