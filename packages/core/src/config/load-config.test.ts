@@ -126,6 +126,15 @@ lookback = "1h"
     expect(e.message).toContain("OTHER_URL");
   });
 
+  it("reads ${VAR} from .env beside the file, the environment winning", () => {
+    const dir = mkdtempSync(join(tmpdir(), "sqlload-config-"));
+    writeFileSync(join(dir, "sqlload.toml"), base);
+    writeFileSync(join(dir, ".env"), "APP_URL=postgres://from-dotenv@h/db\n");
+    const load = (env: Record<string, string>) => loadConfig(join(dir, "sqlload.toml"), { env, connectorSchema: (name) => schemas[name] });
+    expect(load({}).sources[0]!.options.url).toBe("postgres://from-dotenv@h/db");
+    expect(load({ APP_URL: "postgres://from-env@h/db" }).sources[0]!.options.url).toBe("postgres://from-env@h/db");
+  });
+
   it("names a connector that is not installed and how to install it (SL400)", () => {
     const e = error(`[sources.x]\nconnector = "bigquery"\n`);
     expect(e.code).toBe("SL400");
