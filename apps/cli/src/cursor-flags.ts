@@ -1,5 +1,5 @@
 import { Flags } from "@oclif/core";
-import { type PreparedTable, SqlloadError } from "@sqlload/core";
+import { formatTargetTable, type PlanProjectResult, SqlloadError } from "@sqlload/core";
 
 /** Flags `plan` and `load` share: which range to read and whether to start over. */
 export const readFlags = {
@@ -14,16 +14,18 @@ export const readFlags = {
   reload: Flags.boolean({ summary: "Start the tables over: build each anew and swap it in at the end." }),
 };
 
-/** With --start-cursor/--end-cursor every selected table must share one cursor kind (SPEC §5). */
-export function checkOneCursorKind(
-  prepared: readonly PreparedTable[],
-  flags: { "start-cursor"?: string; "end-cursor"?: string },
-): void {
+/**
+ * With --start-cursor/--end-cursor the values must parse and every selected table must share one
+ * cursor kind (SPEC §5): usage errors, found before anything is read.
+ */
+export function checkRangeFlags(planned: PlanProjectResult, flags: { "start-cursor"?: string; "end-cursor"?: string }): void {
   if (flags["start-cursor"] === undefined && flags["end-cursor"] === undefined) return;
+  const usage = planned.failed.find((f) => ["SL113", "SL204", "SL210", "SL211"].includes(f.error?.code ?? ""));
+  if (usage?.error) throw usage.error;
   const kinds = new Map<string, string[]>();
-  for (const p of prepared) {
+  for (const p of planned.prepared) {
     const kind = p.plan.cursor?.kind ?? "none";
-    kinds.set(kind, [...(kinds.get(kind) ?? []), `${p.plan.source}__${p.plan.key}`]);
+    kinds.set(kind, [...(kinds.get(kind) ?? []), formatTargetTable(p.plan.target)]);
   }
   if (kinds.size > 1) {
     const listing = [...kinds].map(([kind, tables]) => `${kind}: ${tables.join(", ")}`).join("; ");

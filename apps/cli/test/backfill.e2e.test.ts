@@ -81,6 +81,36 @@ describe("catching up", () => {
   });
 });
 
+describe("skipped windows under delete_insert", () => {
+  it("a range reload replaces the windows it skips for holding no source rows", async () => {
+    const dir = tempDir();
+    const db = await DuckDBInstance.create(join(dir, "source.duckdb"));
+    const c = await db.connect();
+    await c.run("create table events (id bigint, day date)");
+    for (const row of weekly([0, 1, 2, 3, 4, 5])) await c.run(`insert into events values (${row.id}, DATE '${row.day}')`);
+    writeFileSync(
+      join(dir, "sqlload.toml"),
+      `[target]\npath = "w.duckdb"\n[sources.src]\nconnector = "duckdb"\npath = "source.duckdb"\n[sources.src.tables."main.events"]\ncursor_column = "day"\ncursor_start = "2025-10-01"\nbatch_size = "7d"\n`,
+    );
+    c.closeSync();
+    db.closeSync();
+    expect((await sqlload(["load"], { cwd: dir })).code).toBe(0);
+    // Weeks 1–3 vanish from the source; a reload of [week 0, week 6) must remove them from the target too.
+    const again = await DuckDBInstance.create(join(dir, "source.duckdb"));
+    const c2 = await again.connect();
+    await c2.run("delete from events where id in (1, 2, 3)");
+    c2.closeSync();
+    again.closeSync();
+    const reload = await sqlload(["load", "--start-cursor", "2025-10-01", "--end-cursor", "2025-11-12"], { cwd: dir });
+    expect(reload.code, reload.stderr).toBe(0);
+    const rows = await (await import("./cli.js")).queryDuckDB(
+      join(dir, "w.duckdb"),
+      "select id::int as id from raw.src__events order by id",
+    );
+    expect(rows.map((r) => r.id)).toEqual([0, 4, 5]);
+  });
+});
+
 describe("--log-format json", () => {
   it("prints one JSON object per line with a schemaVersion, for every event of the run", async () => {
     const p = new TestProject(

@@ -8,7 +8,7 @@ import {
   type RunEvent,
   type TableResult,
 } from "@sqlload/core";
-import { checkOneCursorKind, readFlags } from "../cursor-flags.js";
+import { checkRangeFlags, readFlags } from "../cursor-flags.js";
 import { ExitCode, exitCodeForResults } from "../exit-codes.js";
 import { formatCount, formatSeconds } from "../render/format.js";
 import { lineRenderer } from "../render/line-renderer.js";
@@ -85,7 +85,7 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
       const baseFlags = { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], maxWindows: flags["max-windows"] };
       if (baseFlags.startCursor !== undefined || baseFlags.endCursor !== undefined) {
         // One cursor kind per run, checked before anything is read.
-        checkOneCursorKind((await planProject(session, tables, baseFlags, new Date())).prepared, flags);
+        checkRangeFlags(await planProject(session, tables, { ...baseFlags, reload: flags.reload }, new Date()), flags);
       }
       const json = flags["log-format"] === "json";
       const progress = !json && (flags.progress ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));

@@ -1,6 +1,6 @@
 import { Args, Flags } from "@oclif/core";
 import { planProject, planToJSON, renderPlanTree } from "@sqlload/core";
-import { checkOneCursorKind, readFlags } from "../cursor-flags.js";
+import { checkRangeFlags, readFlags } from "../cursor-flags.js";
 import { ExitCode } from "../exit-codes.js";
 import { resultLine } from "../render/line-renderer.js";
 import { SqlloadCommand } from "../sqlload-command.js";
@@ -37,13 +37,14 @@ TABLES selects tables: a target name without schema (app__orders), a source name
     const { session } = await this.openProject(flags.project);
     try {
       const tables = await session.select(argv as string[]);
-      const { prepared, failed } = await planProject(
+      const planned = await planProject(
         session,
         tables,
         { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], reload: flags.reload },
         new Date(),
       );
-      checkOneCursorKind(prepared, flags);
+      checkRangeFlags(planned, flags);
+      const { prepared, failed } = planned;
       if (flags.json) {
         const out = {
           tables: prepared.map((p) => planToJSON(p.plan)),

@@ -31,6 +31,9 @@ export function lineRenderer(write: (line: string) => void, writeError: (line: s
       case "table_completed":
         write(resultLine(event.result));
         break;
+      case "table_warning":
+        writeError(`warning ${event.table}: ${event.message}`);
+        break;
       case "table_reconciled":
         writeError(`reconciled ${event.table}: ${event.note}`);
         break;

@@ -50,6 +50,9 @@ export class ProgressRenderer {
       case "table_reconciled":
         this.above(`reconciled ${event.table}: ${event.note}`);
         break;
+      case "table_warning":
+        this.above(`warning ${event.table}: ${event.message}`);
+        break;
       case "table_completed":
       case "table_failed":
       case "table_skipped":

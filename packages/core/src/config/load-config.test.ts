@@ -130,7 +130,8 @@ lookback = "1h"
     const dir = mkdtempSync(join(tmpdir(), "sqlload-config-"));
     writeFileSync(join(dir, "sqlload.toml"), base);
     writeFileSync(join(dir, ".env"), "APP_URL=postgres://from-dotenv@h/db\n");
-    const load = (env: Record<string, string>) => loadConfig(join(dir, "sqlload.toml"), { env, connectorSchema: (name) => schemas[name] });
+    const load = (env: Record<string, string>) =>
+      loadConfig(join(dir, "sqlload.toml"), { env, connectorSchema: (name) => schemas[name] });
     expect(load({}).sources[0]!.options.url).toBe("postgres://from-dotenv@h/db");
     expect(load({ APP_URL: "postgres://from-env@h/db" }).sources[0]!.options.url).toBe("postgres://from-env@h/db");
   });

@@ -127,6 +127,9 @@ function checkSetting(spec: SettingSpec, value: unknown, key: string, location: 
     case "batch": {
       if (value === "none") return "none";
       if (typeof value === "bigint" || typeof value === "number") {
+        if (typeof value === "number" && !Number.isSafeInteger(value)) {
+          throw new SqlloadError("SL115", `\`${key}\` = ${value} must be a whole number`, { location });
+        }
         const n = BigInt(value);
         if (n < 1n) throw new SqlloadError("SL115", `\`${key}\` = ${value} must be a positive integer`, { location });
         return n;

@@ -69,6 +69,10 @@ export const errorCodes = {
   SL208: { title: "Primary key column not found", hint: "Check `primary_key` against the source table's columns." },
   SL209: { title: "Column not found", hint: "Check `columns` against the source table's columns." },
   SL210: { title: "Start not before end", hint: "Make `--start-cursor` earlier than `--end-cursor`." },
+  SL211: {
+    title: "Range read of a rebuilt table",
+    hint: "Drop --start-cursor/--end-cursor for this table (deselect it), or load it without --reload and with another write_strategy.",
+  },
 
   SL300: { title: "Row does not fit its column", hint: "Fix the value in the source, or declare the column's type to match." },
   SL301: {

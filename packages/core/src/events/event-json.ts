@@ -48,6 +48,8 @@ export function eventToJSON(event: RunEvent, now: Date = new Date()): Record<str
       };
     case "table_published":
       return { ...base, table: event.table, totalRows: event.rows, position: cursorToJSON(event.position) };
+    case "table_warning":
+      return { ...base, table: event.table, message: event.message };
     case "table_reconciled":
       return { ...base, table: event.table, note: event.note };
     case "table_completed":

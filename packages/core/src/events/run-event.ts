@@ -52,6 +52,8 @@ export type RunEvent =
     }
   /** A staged target made the table's committed units visible (after each unit, or once at the end). */
   | { readonly type: "table_published"; readonly table: string; readonly rows: number; readonly position: CursorValue | null }
+  /** Something worth a person's attention that did not fail the table. */
+  | { readonly type: "table_warning"; readonly table: string; readonly message: string }
   /** A logged table's log disagreed with its data; the data won and a reconcile record was appended. */
   | { readonly type: "table_reconciled"; readonly table: string; readonly note: string }
   | { readonly type: "table_completed"; readonly result: TableResult }

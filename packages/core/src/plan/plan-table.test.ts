@@ -188,6 +188,24 @@ describe("windows (SPEC §6, §9)", () => {
     expect(changed.start.reason).toBe("destination maximum");
   });
 
+  it("with lookback, continues aligned to the logged window end, the first window also re-reading the lookback", () => {
+    const extra = {
+      loggedWindow: {
+        windowEnd: parseCursor("timestamp", "2025-10-08"),
+        cursor: parseCursor("timestamp", "2025-10-05T10:00:00Z"),
+      },
+    };
+    const p = plan(
+      { cursorStart: "2025-10-01", cursorEnd: "2026-10-01", batchSize: d("7d"), lookback: d("14d"), maxWindowsPerRun: 1 },
+      { max: "2025-10-05T10:00:00Z", extra },
+    );
+    // A lookback longer than a window must not stop the backfill: windows still advance from the window end.
+    expect(p.windows?.count).toBe(52);
+    expect(show(windowAt(p.windows!, 0).from)).toBe("2025-09-24 00:00:00.000000+00");
+    expect(show(windowAt(p.windows!, 0).to)).toBe("2025-10-15 00:00:00.000000+00");
+    expect(show(windowAt(p.windows!, 1).from)).toBe("2025-10-15 00:00:00.000000+00");
+  });
+
   it("append windows start at the maximum's successor", () => {
     const p = plan(
       { writeStrategy: "append", batchSize: 10n },
@@ -211,6 +229,16 @@ describe("replace and the plan tree", () => {
     expect(p.commit).toBe("swap");
     expect(p.notes.join("\n")).toContain("batch_size and lookback are ignored");
     expect(p.start.reason).toBe("everything");
+  });
+
+  it("refuses a range read of a table that is rebuilt (SL211), and replace ignores cursor_start", () => {
+    expect(() => plan({ writeStrategy: "replace" }, { flags: { startCursor: "2026-10-01" } })).toThrowError(
+      expect.objectContaining({ code: "SL211" }),
+    );
+    expect(() => plan({}, { flags: { endCursor: "2026-10-01", reload: true } })).toThrowError(
+      expect.objectContaining({ code: "SL211" }),
+    );
+    expect(plan({ writeStrategy: "replace", cursorStart: "2026-01-01" }).start.reason).toBe("everything");
   });
 
   it("renders a tree with the cursor line last", () => {

@@ -60,6 +60,8 @@ export interface TablePlan {
   /** Rows whose cursor is NULL are read: a full read (no lower bound). */
   readonly includeNulls: boolean;
   readonly reload: boolean;
+  /** The target's maximum of the cursor when planning: where the data's position starts. */
+  readonly targetMax: CursorValue | null;
   readonly commit: CommitMode;
   /** When commits become visible: at each commit, or (a staged target under `delete_insert`) once at the end of the run. */
   readonly publish: "each-commit" | "end-of-run";
@@ -87,6 +89,7 @@ export function planTable(input: PlanInput): TablePlan {
     columns: settings.columns,
     cursor,
     reload,
+    targetMax: input.targetMax,
   };
 
   if (!cursor) {
@@ -118,6 +121,13 @@ export function planTable(input: PlanInput): TablePlan {
       }
     }
   }
+  if ((strategy === "replace" || reload) && (flags.startCursor !== undefined || flags.endCursor !== undefined)) {
+    throw new SqlloadError(
+      "SL211",
+      `table ${table} is rebuilt and swapped in (${reload ? "--reload" : 'write_strategy = "replace"'}); a range read would replace it with only that range`,
+      { table },
+    );
+  }
   const batch = settings.batchSize !== undefined && settings.batchSize !== "none" ? settings.batchSize : undefined;
   const step = batch !== undefined ? windowStep(kind, batch, table) : undefined;
   const windowed = step !== undefined && strategy !== "replace";
@@ -133,7 +143,7 @@ export function planTable(input: PlanInput): TablePlan {
     windowed,
     now: input.now,
   });
-  const end = strategy === "replace" && flags.endCursor === undefined ? undefined : readEnd(input, kind, windowed);
+  const end = strategy === "replace" ? undefined : readEnd(input, kind, windowed);
   if (start.value && end && compareCursor(start.value, end.value) >= 0 && start.reason === "--start-cursor") {
     throw new SqlloadError("SL210", `table ${table}: --start-cursor is not before ${end.reason}`, { table });
   }
@@ -165,11 +175,12 @@ export function planTable(input: PlanInput): TablePlan {
       );
     }
     // `append` reads strictly after the maximum: windows start at its successor.
-    const from = start.inclusive ? start.value : (successor(start.value) as CursorValue);
+    const from = start.windowEnd ?? (start.inclusive ? start.value : (successor(start.value) as CursorValue));
     if (!end) throw new SqlloadError("SL900", `table ${table}: a windowed read has no end`, { table });
     const spec = layWindows(from, end.value, step, table);
     const perRun = flags.maxWindows ?? settings.maxWindowsPerRun;
-    windows = { ...spec, size: batchText(batch as NonNullable<typeof batch>), perRun };
+    const firstFrom = start.windowEnd && compareCursor(start.value, start.windowEnd) < 0 ? start.value : undefined;
+    windows = { ...spec, firstFrom, size: batchText(batch as NonNullable<typeof batch>), perRun };
   }
   return { ...base, start, end, range, includeNulls, commit, windows, notes };
 }

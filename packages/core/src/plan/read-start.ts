@@ -21,6 +21,8 @@ export interface ReadStart {
   readonly inclusive: boolean;
   /** The destination maximum the start was derived from, before lookback. */
   readonly basis?: CursorValue | undefined;
+  /** From a window position: the logged window end windows stay aligned to (`value` is then that end minus lookback). */
+  readonly windowEnd?: CursorValue | undefined;
 }
 
 export interface ReadStartInput {
@@ -61,19 +63,20 @@ export function nowAs(kind: "date" | "timestamp", now: Date): CursorValue {
 /** Where a read starts: SPEC §5, the first that applies. */
 export function readStart(input: ReadStartInput): ReadStart {
   const { kind, settings, strategy } = input;
+  // `replace` reads everything on every run: cursor settings only order its read.
+  if (strategy === "replace") return { reason: "everything", inclusive: true };
   if (input.startCursor !== undefined) {
     return { reason: "--start-cursor", value: parseCursor(kind, input.startCursor, "--start-cursor"), inclusive: true };
   }
-  const fullRebuild = strategy === "replace" || input.reload;
-  if (!fullRebuild && settings.lookbackFrom === "now" && settings.lookback && (kind === "date" || kind === "timestamp")) {
+  if (!input.reload && settings.lookbackFrom === "now" && settings.lookback && (kind === "date" || kind === "timestamp")) {
     return { reason: "now minus lookback", value: minusDuration(nowAs(kind, input.now), settings.lookback), inclusive: true };
   }
-  if (!fullRebuild && input.targetMax) {
+  if (!input.reload && input.targetMax) {
     const max = input.targetMax;
     const logged = input.loggedWindow;
     if (input.windowed && logged && cursorEquals(logged.cursor, max) && compareCursor(logged.windowEnd, max) >= 0) {
       const value = settings.lookback ? minusDuration(logged.windowEnd, settings.lookback) : logged.windowEnd;
-      return { reason: "window position", value, inclusive: true, basis: max };
+      return { reason: "window position", value, inclusive: true, basis: max, windowEnd: logged.windowEnd };
     }
     if (strategy === "append") {
       return { reason: "destination maximum", value: max, inclusive: settings.appendCursorInclusive === true, basis: max };

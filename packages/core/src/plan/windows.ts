@@ -14,6 +14,12 @@ export interface WindowSpec {
   /** Microseconds for timestamps, days for dates, the step for integers. */
   readonly step: bigint;
   readonly count: number;
+  /**
+   * Where window 0 really starts when it also re-reads a lookback before `start`: windows stay
+   * aligned to the logged window end (so a backfill still advances a whole window per window),
+   * while the first one picks up late rows behind it.
+   */
+  readonly firstFrom?: CursorValue | undefined;
 }
 
 /** The step of a batch size for a cursor kind; throws SL115 when they do not fit together. */
@@ -93,7 +99,8 @@ export function windowAt(spec: WindowSpec, k: number): CursorRange {
   const from = toBig(spec.start) + BigInt(k) * spec.step;
   const to = from + spec.step;
   const end = toBig(spec.end);
-  return { from: fromBig(spec.start.kind, from), to: fromBig(spec.start.kind, to < end ? to : end) };
+  const first = k === 0 && spec.firstFrom ? spec.firstFrom : fromBig(spec.start.kind, from);
+  return { from: first, to: fromBig(spec.start.kind, to < end ? to : end) };
 }
 
 /** The index of the window holding `value` (values before the start are in window 0). */

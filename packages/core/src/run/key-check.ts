@@ -10,6 +10,11 @@ export class DuplicateKeyCheck {
     private readonly table: string,
   ) {}
 
+  /** Forgets the keys seen: a key repeated in a later commit is an ordinary update. */
+  reset(): void {
+    this.seen.clear();
+  }
+
   check(batch: RecordBatch): void {
     const indexes = this.keys.map((k) => {
       const i = batch.schema.findIndex((c) => c.name === k);

@@ -8,8 +8,7 @@ import { type CursorValue, cursorEquals, parseDateDays, parseTimestampMicros } f
 import { SqlloadError } from "../errors/sqlload-error.js";
 import { type PlanFlags, planTable, type TablePlan } from "../plan/plan-table.js";
 import type { Json } from "../state/json.js";
-import { loggedPosition } from "../state/logged-state.js";
-import { decodeRunLogRow } from "../state/run-log.js";
+import { type LoggedPosition, loggedPosition } from "../state/logged-state.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
 
@@ -60,16 +59,13 @@ export async function prepareTable(args: {
   const cursor = settings.cursorColumn ? resolveCursor(settings, info, targetColumns, name) : undefined;
   checkColumnsExist(settings, info.columns, name);
 
-  let targetMax: CursorValue | null = null;
-  let loggedWindow: { windowEnd: CursorValue; cursor: CursorValue | null } | undefined;
-  if (cursor && targetInfo) {
-    targetMax = await target.maxCursor(config.target, cursor.column, cursor.kind);
-    const windowed = settings.batchSize !== undefined && settings.batchSize !== "none";
-    if (windowed) loggedWindow = await lastWindow(target, config, cursor.kind);
-  }
-  const logged = info.loggedState
-    ? await loggedStart(target, config, targetMax, flags.reload === true, cursor !== undefined)
-    : undefined;
+  const windowed = settings.batchSize !== undefined && settings.batchSize !== "none";
+  const targetMax = cursor && targetInfo ? await target.maxCursor(config.target, cursor.column, cursor.kind) : null;
+  // The run log is read once, for a windowed table's position and a logged table's state.
+  const position = (cursor && windowed) || info.loggedState ? loggedPosition(await target.readRunLog(config.target)) : undefined;
+  const loggedWindow = cursor && windowed && targetInfo && position ? lastWindow(position, cursor.kind) : undefined;
+  const logged =
+    info.loggedState && position ? loggedStart(position, targetMax, flags.reload === true, cursor !== undefined) : undefined;
   let sourceMax: CursorValue | null | undefined;
   const needsSourceMax =
     cursor?.kind === "integer" &&
@@ -159,14 +155,17 @@ function checkColumnsExist(settings: TableSettings, columns: readonly Column[] |
   }
 }
 
-/** The last committed window's end and the target's maximum then, from the run log (SPEC §9). */
-async function lastWindow(target: TargetConnection, config: ProjectTable["config"], kind: CursorKind) {
-  const rows = await target.readRunLog(config.target);
-  for (let i = rows.length - 1; i >= 0; i--) {
-    const record = decodeRunLogRow(rows[i]!, i);
-    if (record.event !== "run") continue;
-    if (!record.windowEnd || record.windowEnd.kind !== kind) return undefined;
-    return { windowEnd: record.windowEnd, cursor: record.cursor ?? null };
+/**
+ * The last committed window's end and the target's maximum then (SPEC §9), from the records after
+ * the last reset: an unreadable record or a reset in between means no window position (the data wins).
+ */
+function lastWindow(position: LoggedPosition, kind: CursorKind) {
+  for (let i = position.history.length - 1; i >= 0; i--) {
+    const entry = position.history[i]!;
+    if ("error" in entry || entry.record.event === "reset") return undefined;
+    if (entry.record.event !== "run") continue;
+    const { windowEnd, cursor } = entry.record;
+    return windowEnd && windowEnd.kind === kind ? { windowEnd, cursor: cursor ?? null } : undefined;
   }
   return undefined;
 }
@@ -176,15 +175,8 @@ async function lastWindow(target: TargetConnection, config: ProjectTable["config
  * `--reload` starts over; when a table with a cursor finds its logged cursor disagreeing with the
  * data's maximum (changed by hand, or the log deleted), the data wins.
  */
-async function loggedStart(
-  target: TargetConnection,
-  config: ProjectTable["config"],
-  dataMax: CursorValue | null,
-  reload: boolean,
-  hasCursor: boolean,
-): Promise<LoggedStart> {
+function loggedStart(position: LoggedPosition, dataMax: CursorValue | null, reload: boolean, hasCursor: boolean): LoggedStart {
   if (reload) return { state: undefined };
-  const position = loggedPosition(await target.readRunLog(config.target));
   if (position.blocking) throw position.blocking;
   if (hasCursor && position.record && !cursorEquals(position.cursor, dataMax)) {
     return { state: undefined, reconcile: { logged: position.cursor, data: dataMax } };

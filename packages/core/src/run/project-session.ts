@@ -61,7 +61,8 @@ export class ProjectSession {
       this.target = connector
         .target({ options: config.options, projectDir: this.config.dir, schema: config.schema })
         .catch((error) => {
-          throw asSqlloadError(error, "SL308", `cannot open target ${config.connector}`, { retryable: true });
+          // The connector says whether a failure is worth retrying (a refused connection is; a bad path is not).
+          throw asSqlloadError(error, "SL305", `cannot open target ${config.connector}`);
         });
     }
     return this.target;

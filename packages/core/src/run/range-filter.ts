@@ -1,6 +1,15 @@
 import { cursorAt, filterBatch, type RecordBatch } from "../connector/record-batch.js";
 import type { CursorRange } from "../connector/source.js";
-import { compareCursor } from "../cursor/cursor-value.js";
+import { type CursorValue, compareCursor } from "../cursor/cursor-value.js";
+
+/** Whether a cursor value lies in a range (text by code point). */
+export function inCursorRange(value: CursorValue, range: CursorRange): boolean {
+  if (range.from) {
+    const c = compareCursor(value, range.from);
+    if (range.fromInclusive === false ? c <= 0 : c < 0) return false;
+  }
+  return !range.to || compareCursor(value, range.to) < 0;
+}
 
 /**
  * Drops rows outside the read range (text compared by code point), and NULL cursors unless the
@@ -16,20 +25,9 @@ export function keepInRange(
   if (batch.length === 0) return { batch, dropped: 0 };
   const keep = new Uint8Array(batch.length);
   let dropped = 0;
-  const { from, to } = range;
-  const exclusive = range.fromInclusive === false;
   for (let i = 0; i < batch.length; i++) {
     const value = cursorAt(batch, cursorIndex, i);
-    let ok: boolean;
-    if (value === null) ok = includeNulls;
-    else {
-      ok = true;
-      if (from) {
-        const c = compareCursor(value, from);
-        ok = exclusive ? c > 0 : c >= 0;
-      }
-      if (ok && to) ok = compareCursor(value, to) < 0;
-    }
+    const ok = value === null ? includeNulls : inCursorRange(value, range);
     keep[i] = ok ? 1 : 0;
     if (!ok) dropped++;
   }

@@ -22,7 +22,7 @@ import { encodeRunLogRecord } from "../state/run-log.js";
 import { crashPoint } from "./crash-points.js";
 import { DuplicateKeyCheck } from "./key-check.js";
 import type { LoggedStart } from "./prepare-table.js";
-import { keepInRange } from "./range-filter.js";
+import { inCursorRange, keepInRange } from "./range-filter.js";
 
 export interface RunTableArgs {
   readonly plan: TablePlan;
@@ -44,6 +44,8 @@ export interface RunTableArgs {
 /** One read of the source into one or more commit units. */
 interface ReadPass {
   readonly range: CursorRange;
+  /** What `delete_insert` replaces, when more than `range` (windows skipped for holding no source rows). */
+  readonly deleteRange?: CursorRange | undefined;
   readonly includeNulls: boolean;
   readonly window?: { readonly index: number; readonly count: number } | undefined;
 }
@@ -75,12 +77,16 @@ class TableRun {
   private unit: CommitUnit | undefined;
   /** A logged table's position: what the next commit records, and what reads are handed. */
   private state: Json | undefined;
+  /** What has committed: a failed table reports these, not what its aborted unit held. */
+  private committedRows = 0;
+  private committedPosition: CursorValue | null;
 
   constructor(private readonly args: RunTableArgs) {
     this.plan = args.plan;
     this.tableName = formatTargetTable(args.plan.target);
-    this.position = args.plan.start.basis ?? null;
+    this.position = args.plan.targetMax;
     this.positionBefore = this.position;
+    this.committedPosition = this.position;
     this.columns = args.info.columns;
     this.state = args.logged?.state;
     this.keyCheck =
@@ -106,14 +112,23 @@ class TableRun {
       await this.unit?.abort().catch(() => {});
       this.unit = undefined;
       // A staged target holds what failed runs committed until told to drop it.
-      if (this.args.target.capabilities.commitModel === "staged")
-        await this.args.target.discard?.(this.plan.target).catch(() => {});
+      if (this.args.target.capabilities.commitModel === "staged") {
+        await this.args.target.discard?.(this.plan.target).catch((discardError) => {
+          this.args.emit({
+            type: "table_warning",
+            table: this.tableName,
+            message: `could not drop what this run staged: ${(discardError as Error).message}`,
+          });
+        });
+      }
       const err =
         this.args.signal.aborted && !isSqlloadError(error)
-          ? new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName })
+          ? this.interrupted()
           : asSqlloadError(error, "SL304", `load of ${this.tableName} failed`, { table: this.tableName });
-      const result = this.result("failed", undefined, err);
-      emit({ type: "table_failed", result });
+      // A retryable failure before anything committed left the table as it was: skipped, not failed.
+      const skipped = err.retryable && this.committedRows === 0 && this.windowsDone === 0;
+      const result = this.result(skipped ? "skipped" : "failed", undefined, err);
+      emit({ type: skipped ? "table_skipped" : "table_failed", result });
       return result;
     } finally {
       await reader?.close().catch(() => {});
@@ -130,11 +145,11 @@ class TableRun {
       source: this.plan.source,
       key: this.plan.key,
       status,
-      rows: this.rows,
+      rows: this.committedRows,
       dropped: this.dropped,
       windows: this.windowsDone,
       positionBefore: this.positionBefore,
-      positionAfter: this.position,
+      positionAfter: this.committedPosition,
       ...(reportsCaughtUp && status === "loaded" ? { caughtUp: caughtUp ?? true } : {}),
       seconds: (Date.now() - this.started) / 1000,
       ...(error ? { error } : {}),
@@ -169,34 +184,53 @@ class TableRun {
     const limit = windows.perRun ?? Number.POSITIVE_INFINITY;
     let k = 0;
     let read = 0;
-    while (k < windows.count && read < limit) {
+    while (k < windows.count) {
       this.throwIfAborted();
-      let window = windowAt(windows, k);
-      if (reader.firstCursorAtOrAfter && window.from) {
-        // Skip windows in which the source has no rows, so a bounded run always moves data when any is left.
-        const next = await reader.firstCursorAtOrAfter(window.from);
-        if (!next || compareCursor(next, windows.end) >= 0) {
-          await this.commitEmpty({ from: window.from, to: windows.end }, { index: windows.count - 1, count: windows.count });
-          return true;
-        }
-        const index = windowIndexOf(windows, next);
-        if (index > k) {
-          k = index;
-          window = windowAt(windows, k);
-        }
+      const skipTo = await this.nextWindowWithRows(reader, windows, k);
+      if (skipTo === undefined) {
+        // Nothing left before the end: an empty window still moves the position, here to the end.
+        await this.commitEmpty(
+          { from: windowAt(windows, k).from, to: windows.end },
+          { index: windows.count - 1, count: windows.count },
+        );
+        return true;
       }
-      const info = { index: k, count: windows.count };
-      await this.readPass(reader, { range: window, includeNulls: false, window: info }, false);
+      if (read >= limit) return false;
+      const window = windowAt(windows, skipTo);
+      // Under delete_insert the skipped windows are replaced too: they hold no source rows.
+      const deleted = skipTo > k ? { from: windowAt(windows, k).from, to: window.to } : window;
+      const info = { index: skipTo, count: windows.count };
+      await this.readPass(reader, { range: window, deleteRange: deleted, includeNulls: false, window: info }, false);
       await this.commitUnit(window, info);
       read++;
-      k++;
+      k = skipTo + 1;
     }
-    return k >= windows.count;
+    return true;
+  }
+
+  /**
+   * The first window from `k` in which the source has rows (asked of the source, so a bounded run
+   * always moves data when any is left), `k` itself when the source cannot say, undefined when
+   * no rows are left before the end.
+   */
+  private async nextWindowWithRows(
+    reader: SourceTableReader,
+    windows: NonNullable<TablePlan["windows"]>,
+    k: number,
+  ): Promise<number | undefined> {
+    const from = windowAt(windows, k).from;
+    if (!reader.firstCursorAtOrAfter || !from) return k;
+    const next = await reader.firstCursorAtOrAfter(from);
+    if (!next || compareCursor(next, windows.end) >= 0) return undefined;
+    return Math.max(k, windowIndexOf(windows, next));
+  }
+
+  private interrupted(): SqlloadError {
+    return new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName });
   }
 
   private throwIfAborted(): void {
-    if (this.args.signal.aborted)
-      throw new SqlloadError("SL307", `load of ${this.tableName} was interrupted`, { table: this.tableName });
+    if (this.args.signal.aborted) throw this.interrupted();
   }
 
   /** Reads one range into the current unit (beginning it when needed); with `chunked`, commits at safe points. */
@@ -276,24 +310,37 @@ class TableRun {
     if (!this.columns && first?.kind === "batch") this.columns = first.batch.schema;
     const columns = this.projectSchema(this.columns ?? this.args.targetColumns);
     const replacing = plan.commit === "swap";
+    const onTarget = async <T>(what: string, action: () => Promise<T>): Promise<T> => {
+      try {
+        return await action();
+      } catch (error) {
+        throw asSqlloadError(error, "SL305", `${what} ${this.tableName} failed`, { table: this.tableName });
+      }
+    };
     if (!replacing && columns && !this.ensured) {
-      this.columns = await target.ensureTable(plan.target, columns, {
-        primaryKey: plan.primaryKey,
-        strategy: plan.strategy,
-        cursor: this.cursorRef,
-      });
+      this.columns = await onTarget("preparing", () =>
+        target.ensureTable(plan.target, columns, {
+          primaryKey: plan.primaryKey,
+          strategy: plan.strategy,
+          cursor: this.cursorRef,
+        }),
+      );
       this.ensured = true;
     }
-    this.unit = await target.begin(plan.target, {
-      strategy: replacing ? "replace" : plan.strategy,
-      columns: columns ?? [],
-      primaryKey: plan.primaryKey,
-      cursor: this.cursorRef,
-      tableStrategy: plan.strategy,
-    });
+    const unit = await onTarget("starting a commit on", () =>
+      target.begin(plan.target, {
+        strategy: replacing ? "replace" : plan.strategy,
+        columns: columns ?? [],
+        primaryKey: plan.primaryKey,
+        cursor: this.cursorRef,
+        tableStrategy: plan.strategy,
+      }),
+    );
+    this.unit = unit;
+    const range = pass.deleteRange ?? pass.range;
     if (deleteRange && !replacing && plan.strategy === "delete_insert" && this.ensured) {
-      await this.unit.deleteRange(pass.range, { includeNulls: pass.includeNulls });
-      if (this.position && inRange(this.position, pass.range)) this.position = null;
+      await onTarget("deleting the range read from", () => unit.deleteRange(range, { includeNulls: pass.includeNulls }));
+      if (this.position && inCursorRange(this.position, range)) this.position = null;
     }
   }
 
@@ -358,11 +405,7 @@ class TableRun {
    * publishes each unit as it commits.
    */
   private get publishesAtEnd(): boolean {
-    return (
-      this.args.target.capabilities.commitModel === "staged" &&
-      this.plan.strategy === "delete_insert" &&
-      this.plan.commit !== "swap"
-    );
+    return this.args.target.capabilities.commitModel === "staged" && this.plan.publish === "end-of-run";
   }
 
   private async publishStaged(): Promise<void> {
@@ -387,9 +430,21 @@ class TableRun {
     const unit = this.unit;
     if (!unit) return;
     if (this.plan.commit === "swap" && !this.columns && !this.args.targetColumns) {
-      // Nothing was read and no columns are known: there is no table to build.
+      // Nothing was read and no columns are known: there is no table to build. A logged table
+      // being started over still records that its position is gone.
       await unit.abort();
       this.unit = undefined;
+      if (this.args.logged) {
+        await appendRunLogRecord(this.args.target, this.plan.target, {
+          runId: this.args.runId,
+          table: this.tableName,
+          at: new Date().toISOString(),
+          event: "run",
+          state: this.state ?? null,
+          cursor: null,
+          rows: 0,
+        });
+      }
       return;
     }
     const record = encodeRunLogRecord({
@@ -412,6 +467,9 @@ class TableRun {
     }
     this.unit = undefined;
     this.unitsCommitted++;
+    this.committedRows += this.unitRows;
+    this.committedPosition = this.position;
+    this.keyCheck?.reset();
     if (this.args.target.capabilities.commitModel === "staged" && !this.publishesAtEnd) await this.publish();
     if (window) this.windowsDone++;
     this.args.emit({
@@ -447,17 +505,12 @@ class TableRun {
     this.args.emit({ type: "table_reconciled", table: this.tableName, note });
   }
 
-  /** Records that windows up to `range.to` hold nothing: an empty window still moves the position. */
+  /**
+   * Records that windows up to `range.to` hold no source rows: an empty window still moves the
+   * position, and under `delete_insert` the range is replaced by nothing.
+   */
   private async commitEmpty(range: CursorRange, info: { index: number; count: number }): Promise<void> {
-    await this.beginUnit(undefined, { range, includeNulls: false }, false);
+    await this.beginUnit(undefined, { range, includeNulls: false });
     await this.commitUnit(range, info);
   }
-}
-
-function inRange(value: CursorValue, range: CursorRange): boolean {
-  if (range.from) {
-    const c = compareCursor(value, range.from);
-    if (range.fromInclusive === false ? c <= 0 : c < 0) return false;
-  }
-  return !range.to || compareCursor(value, range.to) < 0;
 }

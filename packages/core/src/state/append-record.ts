@@ -4,7 +4,8 @@ import { encodeRunLogRecord, type RunLogRecord } from "./run-log.js";
 
 /**
  * Appends one run-log record on its own (a reconcile or a reset): a unit holding only the record,
- * committed, and published at once on a staged target. Nothing else in the table changes.
+ * committed. Nothing else in the table changes; a staged target makes a unit that holds only
+ * run-log records visible at its commit (publishing here would also release other staged units).
  */
 export async function appendRunLogRecord(target: TargetConnection, ref: TargetTableRef, record: RunLogRecord): Promise<void> {
   const unit = await target.begin(ref, { strategy: "append", columns: [] });
@@ -15,5 +16,4 @@ export async function appendRunLogRecord(target: TargetConnection, ref: TargetTa
     await unit.abort().catch(() => {});
     throw error;
   }
-  if (target.capabilities.commitModel === "staged") await target.publish?.(ref);
 }
