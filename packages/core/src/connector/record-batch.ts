@@ -1,3 +1,4 @@
+import { compareCodePoints } from "../cursor/compare.js";
 import { type CursorValue, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import type { Column, LogicalType, Schema } from "./logical-types.js";
@@ -316,4 +317,28 @@ export function selectColumns(batch: RecordBatch, names: readonly string[]): Rec
     length: batch.length,
     columns: indexes.map((i) => batch.columns[i] as ColumnVector),
   };
+}
+
+/**
+ * The largest non-NULL cursor value of a column (text by code point), scanning its storage
+ * directly: one comparison per row, no value allocated per row.
+ */
+export function columnMaxCursor(batch: RecordBatch, column: number): CursorValue | null {
+  const vector = batch.columns[column] as ColumnVector;
+  const nulls = vector.nulls;
+  let best = -1;
+  const values = vector.values as ArrayLike<unknown>;
+  const kind = (batch.schema[column] as Column).type.kind;
+  for (let i = 0; i < batch.length; i++) {
+    if (nulls && nulls[i] === 1) continue;
+    if (best < 0) {
+      best = i;
+      continue;
+    }
+    const v = values[i];
+    const b = values[best];
+    if (kind === "text" ? compareCodePoints(v as string, b as string) > 0 : (v as number | bigint) > (b as number | bigint))
+      best = i;
+  }
+  return best < 0 ? null : cursorAt(batch, column, best);
 }

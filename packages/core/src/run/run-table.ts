@@ -1,5 +1,5 @@
 import type { Column } from "../connector/logical-types.js";
-import { cursorAt, type RecordBatch, selectColumns } from "../connector/record-batch.js";
+import { columnMaxCursor, type RecordBatch, selectColumns } from "../connector/record-batch.js";
 import type {
   CursorRange,
   SourceConnection,
@@ -380,9 +380,7 @@ class TableRun {
     }
     if (batch.length === 0) return;
     this.keyCheck?.check(batch);
-    if (cursor) {
-      for (let i = 0; i < batch.length; i++) this.position = maxCursor(this.position, cursorAt(batch, cursorIndex, i));
-    }
+    if (cursor) this.position = maxCursor(this.position, columnMaxCursor(batch, cursorIndex));
     try {
       await this.unit!.write(batch);
     } catch (error) {

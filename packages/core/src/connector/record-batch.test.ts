@@ -1,0 +1,48 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type CursorValue, maxCursor } from "../cursor/cursor-value.js";
+import type { Column } from "./logical-types.js";
+import { batchFromRows, columnMaxCursor, cursorAt } from "./record-batch.js";
+
+const naiveMax = (batch: ReturnType<typeof batchFromRows>): CursorValue | null => {
+  let best: CursorValue | null = null;
+  for (let i = 0; i < batch.length; i++) best = maxCursor(best, cursorAt(batch, 0, i));
+  return best;
+};
+
+describe("columnMaxCursor", () => {
+  it("agrees with comparing cursor values one by one, NULLs and astral text included", () => {
+    const text: Column[] = [{ name: "k", type: { kind: "text" }, nullable: true }];
+    const big: Column[] = [{ name: "k", type: { kind: "int64" }, nullable: true }];
+    const ts: Column[] = [{ name: "k", type: { kind: "timestamptz" }, nullable: true }];
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.string({ unit: "binary", maxLength: 4 }), { nil: null }), { maxLength: 30 }),
+        (values) => {
+          const batch = batchFromRows(
+            text,
+            values.map((k) => ({ k })),
+          );
+          expect(columnMaxCursor(batch, 0)).toEqual(naiveMax(batch));
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { nil: null }), { maxLength: 30 }),
+        (values) => {
+          const intBatch = batchFromRows(
+            big,
+            values.map((k) => ({ k })),
+          );
+          expect(columnMaxCursor(intBatch, 0)).toEqual(naiveMax(intBatch));
+          const tsBatch = batchFromRows(
+            ts,
+            values.map((k) => ({ k })),
+          );
+          expect(columnMaxCursor(tsBatch, 0)).toEqual(naiveMax(tsBatch));
+        },
+      ),
+    );
+  });
+});
