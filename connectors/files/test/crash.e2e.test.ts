@@ -133,10 +133,12 @@ cursor_column = "k"
       rows.push(...more);
       writeText(join(dir, `data/orders/r${i}.csv`), csv(more));
       const child = startCli(["load"], dir);
-      // Somewhere between start-up and the end of the load (a load here takes a second or more).
+      // Listen first: a load may finish before the kill, and its close must not be missed.
+      const closed = once(child, "close");
+      // Somewhere between start-up and the end of the load (or after it).
       await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 1500));
       child.kill("SIGKILL");
-      await once(child, "close");
+      await closed;
       const now = await rowsOf(dir);
       // Whatever the instant: the table is the last commit, a prefix of the source in cursor order.
       expect(expected(rows).slice(0, now.length)).toEqual(now);
