@@ -24,6 +24,11 @@ export interface TableSettings {
   readonly columns?: readonly string[] | undefined;
 }
 
+/** The window size of a table with `batch_size`; undefined without one or with `"none"`. */
+export function windowSize(settings: TableSettings): Duration | bigint | undefined {
+  return settings.batchSize === "none" ? undefined : settings.batchSize;
+}
+
 /** Where each setting was written, for errors raised later (at plan time). */
 export type SettingLocator = (key: string) => ErrorLocation;
 
@@ -219,7 +224,7 @@ export function checkCombinations(s: TableSettings, name: (key: string) => strin
   }
   if (s.lookbackFrom === "now" && !s.lookback)
     needs("lookback_from", "lookback", ' (lookback_from = "now" reads back from now by `lookback`)');
-  if (s.maxWindowsPerRun !== undefined && (s.batchSize === undefined || s.batchSize === "none")) {
+  if (s.maxWindowsPerRun !== undefined && windowSize(s) === undefined) {
     needs("max_windows_per_run", "batch_size", " (it bounds the windows `batch_size` lays)");
   }
   if (s.appendCursorInclusive && strategy !== "append") needs("append_cursor_inclusive", "write_strategy", ' = "append"');

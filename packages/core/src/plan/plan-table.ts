@@ -1,5 +1,5 @@
 import { describeDuration } from "../config/duration.js";
-import type { TableSettings } from "../config/table-settings.js";
+import { type TableSettings, windowSize } from "../config/table-settings.js";
 import type { CursorRange } from "../connector/source.js";
 import type { TargetTableRef } from "../connector/table-ref.js";
 import type { WriteStrategy } from "../connector/target.js";
@@ -128,7 +128,7 @@ export function planTable(input: PlanInput): TablePlan {
       { table },
     );
   }
-  const batch = settings.batchSize !== undefined && settings.batchSize !== "none" ? settings.batchSize : undefined;
+  const batch = windowSize(settings);
   const step = batch !== undefined ? windowStep(kind, batch, table) : undefined;
   const windowed = step !== undefined && strategy !== "replace";
 

@@ -1,4 +1,4 @@
-import type { TableSettings } from "../config/table-settings.js";
+import { type TableSettings, windowSize } from "../config/table-settings.js";
 import type { Column } from "../connector/logical-types.js";
 import type { SourceConnection, SourceTableInfo, SourceTableRequest } from "../connector/source.js";
 import { formatTargetTable } from "../connector/table-ref.js";
@@ -59,7 +59,7 @@ export async function prepareTable(args: {
   const cursor = settings.cursorColumn ? resolveCursor(settings, info, targetColumns, name) : undefined;
   checkColumnsExist(settings, info.columns, name);
 
-  const windowed = settings.batchSize !== undefined && settings.batchSize !== "none";
+  const windowed = windowSize(settings) !== undefined;
   const targetMax = cursor && targetInfo ? await target.maxCursor(config.target, cursor.column, cursor.kind) : null;
   // The run log is read once, for a windowed table's position and a logged table's state.
   const position = (cursor && windowed) || info.loggedState ? loggedPosition(await target.readRunLog(config.target)) : undefined;
@@ -67,12 +67,7 @@ export async function prepareTable(args: {
   const logged =
     info.loggedState && position ? loggedStart(position, targetMax, flags.reload === true, cursor !== undefined) : undefined;
   let sourceMax: CursorValue | null | undefined;
-  const needsSourceMax =
-    cursor?.kind === "integer" &&
-    settings.batchSize !== undefined &&
-    settings.batchSize !== "none" &&
-    !flags.endCursor &&
-    !settings.cursorEnd;
+  const needsSourceMax = cursor?.kind === "integer" && windowed && !flags.endCursor && !settings.cursorEnd;
   if (needsSourceMax) {
     const reader = await source.openTable(request, info);
     try {
