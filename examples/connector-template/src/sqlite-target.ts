@@ -28,7 +28,14 @@ import { selectRunLog, tableExists } from "./sqlite-run-log.js";
  * point order (`codePointText`): the defaults, spelt out so a reader of the template sees them.
  */
 export class SqliteTarget implements TargetConnection {
-  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+  /** What every connection declares; the connector declares the same before connecting. */
+  static readonly capabilities: TargetCapabilities = {
+    ...defaultTargetCapabilities,
+    commitModel: "transactional",
+    codePointText: true,
+    locking: false,
+  };
+  readonly capabilities: TargetCapabilities = SqliteTarget.capabilities;
   private readonly files = new Map<string, SchemaFile>();
   private readonly folder: string;
 
