@@ -19,7 +19,6 @@ export default defineConnector({
       },
     ],
   },
-  targetCapabilities: SqliteTarget.capabilities,
   async target(context) {
     const path = context.options.path ?? DEFAULT_FOLDER;
     if (typeof path !== "string") throw new SqlloadError("SL103", "the SQLite target's `path` must be a string");
