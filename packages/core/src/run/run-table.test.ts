@@ -160,6 +160,26 @@ describe("runTable: logged state", () => {
     expect(landed(target)).toEqual([1, 2, 3, 4]);
   });
 
+  it("lets the data win when a logged table's log and data disagree, appending a visible reconcile record", async () => {
+    const target = new MemoryTarget();
+    const pages = scripted(
+      async function* (request) {
+        const from = request.range.from ? Number((request.range.from as { value: bigint }).value) : 0;
+        yield batch(from + 1, from + 2);
+        yield { kind: "checkpoint", state: `page-${from + 2}` };
+      },
+      { loggedState: true, cursorColumn: "k" },
+    );
+    await runMemoryTable(pages, target, { writeStrategy: "append" });
+    expect(records(target).at(-1)).toMatchObject({ state: "page-2", cursor: { kind: "integer", value: 2n } });
+    // Rows changed by hand: the log's cursor no longer matches the data's maximum.
+    target.rows(TARGET_REF).pop();
+    const run = await runMemoryTable(pages, target, { writeStrategy: "append" }, { runId: "run-2" });
+    expect(run.of("table_reconciled")).toHaveLength(1);
+    expect(pages.reads[1]?.state).toBeUndefined();
+    expect(records(target).map((r) => r.event)).toEqual(["run", "run", "reconcile", "run", "run"]);
+  });
+
   it("refuses a checkpoint from a table that keeps no logged state", async () => {
     const target = new MemoryTarget();
     const stray = scripted(async function* () {
