@@ -127,7 +127,7 @@ export {
   type PlanProjectResult,
   planProject,
 } from "./run/run-project.js";
-export { type RunTableArgs, runTable } from "./run/run-table.js";
+export { type RunTableArgs, runPrepared, runTable } from "./run/run-table.js";
 export { type Selectable, selectTables } from "./run/select-tables.js";
 export { appendRunLogRecord } from "./state/append-record.js";
 export { isJson, type Json } from "./state/json.js";

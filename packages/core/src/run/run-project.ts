@@ -5,7 +5,7 @@ import type { EmitEvent, TableResult } from "../events/run-event.js";
 import type { PlanFlags } from "../plan/plan-table.js";
 import { type PreparedTable, prepareTable } from "./prepare-table.js";
 import type { ProjectSession, ProjectTable } from "./project-session.js";
-import { runTable } from "./run-table.js";
+import { runPrepared } from "./run-table.js";
 import { classifyFailure, tableResult } from "./table-outcome.js";
 
 export interface PlanProjectResult {
@@ -118,18 +118,12 @@ async function loadOne(
     const source = await session.source(table.source);
     const prepared = await prepareTable({ table, source, target, flags: options.flags, now });
     options.emit({ type: "table_planned", table: name, plan: prepared.plan });
-    return await runTable({
-      plan: prepared.plan,
-      source,
-      request: prepared.request,
-      info: prepared.info,
+    return await runPrepared(prepared, {
       target,
-      targetColumns: prepared.targetColumns,
       runId,
       emit: options.emit,
       signal: options.signal,
       chunkBytes: options.chunkBytes,
-      logged: prepared.logged,
     });
   } catch (error) {
     const outcome = classifyFailure(error, {

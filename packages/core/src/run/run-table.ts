@@ -10,7 +10,7 @@ import type { TablePlan } from "../plan/plan-table.js";
 import { type CommitSchedule, commitSchedule, lookupFrom, nextWindow, type ReadPass, startOfWalk } from "./commit-schedule.js";
 import { Committer } from "./committer.js";
 import { crashPoint } from "./crash-points.js";
-import type { LoggedStart } from "./prepare-table.js";
+import type { LoggedStart, PreparedTable } from "./prepare-table.js";
 import { BatchFilter, interruptedError, ReadPosition, readItems } from "./read-items.js";
 import { classifyFailure, tableResult } from "./table-outcome.js";
 import { checkLoggedTable, checkStrategy } from "./target-support.js";
@@ -30,6 +30,15 @@ export interface RunTableArgs {
   readonly logged?: LoggedStart | undefined;
   /** Bytes between commits of an ordered read; default about 1 GB. */
   readonly chunkBytes?: number | undefined;
+}
+
+/** Runs a table `prepareTable` planned. */
+export function runPrepared(
+  prepared: PreparedTable,
+  run: Pick<RunTableArgs, "target" | "runId" | "emit" | "signal" | "chunkBytes">,
+): Promise<TableResult> {
+  const { plan, source, request, info, targetColumns, logged } = prepared;
+  return runTable({ ...run, plan, source, request, info, targetColumns, logged });
 }
 
 /** What one table's run works with: its schedule, the read side and the commit side. */

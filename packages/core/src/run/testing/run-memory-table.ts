@@ -2,7 +2,7 @@ import type { TableSettings } from "../../config/table-settings.js";
 import type { RunEvent, TableResult } from "../../events/run-event.js";
 import type { PlanFlags } from "../../plan/plan-table.js";
 import { prepareTable } from "../prepare-table.js";
-import { runTable } from "../run-table.js";
+import { runPrepared } from "../run-table.js";
 import type { MemorySource } from "./memory-source.js";
 import type { MemoryTarget } from "./memory-target.js";
 
@@ -38,18 +38,12 @@ export async function runMemoryTable(
   const now = options.now ?? new Date("2026-10-15T12:00:00Z");
   const prepared = await prepareTable({ table, source, target, flags: options.flags ?? {}, now });
   const events: RunEvent[] = [];
-  const result = await runTable({
-    plan: prepared.plan,
-    source,
-    request: prepared.request,
-    info: prepared.info,
+  const result = await runPrepared(prepared, {
     target,
-    targetColumns: prepared.targetColumns,
     runId: options.runId ?? "run-1",
     emit: (event) => events.push(event),
     signal: options.signal ?? new AbortController().signal,
     chunkBytes: options.chunkBytes,
-    logged: prepared.logged,
   });
   const of = <T extends RunEvent["type"]>(type: T) => events.filter((e) => e.type === type) as Extract<RunEvent, { type: T }>[];
   return { result, events, of };
