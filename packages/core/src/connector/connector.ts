@@ -116,8 +116,15 @@ export function checkConnector(connector: Connector, packageName?: string): void
   if (connector.targetCapabilities && !connector.target) {
     refuse(owner, "declaration", ["it declares target capabilities but has no target"]);
   }
-  // A declaration that depends on options is checked for the defaults here and for the real options on connecting.
-  const problems = connector.targetCapabilities ? declarationProblems(connector.targetCapabilities({})) : [];
+  // A declaration that depends on options is checked for empty options here (when it gives an
+  // answer for them) and for the real options on connecting.
+  let declared: TargetCapabilities | undefined;
+  try {
+    declared = connector.targetCapabilities?.({});
+  } catch {
+    return;
+  }
+  const problems = declared ? declarationProblems(declared) : [];
   if (problems.length > 0) refuse(owner, "target", problems);
 }
 
