@@ -114,7 +114,9 @@ export class BigQueryCommitUnit implements CommitUnit {
     if (this.ended) return;
     this.end();
     try {
-      this.file?.destroy();
+      const file = this.file;
+      this.file = undefined;
+      if (file) await new Promise<void>((resolve) => file.end(() => resolve()));
       await this.dropStage();
     } finally {
       rmSync(this.folder, { recursive: true, force: true });
