@@ -72,6 +72,11 @@ export default defineConnector({
         type: "boolean",
         description: "Partition new tables by DAY on a date or timestamp cursor (default true).",
       },
+      {
+        key: "lock_ttl",
+        type: "integer",
+        description: "Seconds a table's lock row lives unless its run renews it (default 900): how long a killed run blocks the next.",
+      },
     ],
     table: [],
   },
@@ -104,6 +109,9 @@ export default defineConnector({
       location,
       labels,
       partitionByCursor: options.partition_by_cursor !== false,
+      ...(typeof options.lock_ttl === "number"
+        ? { lockTiming: { ttlSeconds: options.lock_ttl, renewMs: Math.max(1000, (options.lock_ttl * 1000) / 3) } }
+        : {}),
       ...(dataset ? { datasetFor: (schema: string) => (schema === context.schema ? dataset : schema) } : {}),
     });
   },
