@@ -59,15 +59,13 @@ export async function ensureDataset(client: BigQuery, dataset: string, location?
 /** Creates a table; false when one of that name already exists. */
 export async function createTable(client: BigQuery, dataset: string, table: string, spec: NewTable): Promise<boolean> {
   try {
-    await client
-      .dataset(dataset)
-      .createTable(table, {
-        schema: { fields: spec.fields },
-        ...(spec.timePartitioning ? { timePartitioning: spec.timePartitioning } : {}),
-        ...(spec.clustering ? { clustering: spec.clustering } : {}),
-        ...(spec.expirationTime !== undefined ? { expirationTime: String(spec.expirationTime) } : {}),
-        ...(spec.labels ? { labels: spec.labels } : {}),
-      } as never);
+    await client.dataset(dataset).createTable(table, {
+      schema: { fields: spec.fields },
+      ...(spec.timePartitioning ? { timePartitioning: spec.timePartitioning } : {}),
+      ...(spec.clustering ? { clustering: spec.clustering } : {}),
+      ...(spec.expirationTime !== undefined ? { expirationTime: String(spec.expirationTime) } : {}),
+      ...(spec.labels ? { labels: spec.labels } : {}),
+    } as never);
     return true;
   } catch (error) {
     if (exists(error)) return false;
@@ -76,7 +74,12 @@ export async function createTable(client: BigQuery, dataset: string, table: stri
 }
 
 /** Replaces a table's schema (new columns at the end, NULLABLE), guarded by its etag. */
-export async function patchSchema(client: BigQuery, dataset: string, table: string, fields: readonly FieldSchema[]): Promise<void> {
+export async function patchSchema(
+  client: BigQuery,
+  dataset: string,
+  table: string,
+  fields: readonly FieldSchema[],
+): Promise<void> {
   await client
     .dataset(dataset)
     .table(table)

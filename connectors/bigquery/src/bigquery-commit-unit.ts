@@ -152,7 +152,11 @@ export class BigQueryCommitUnit implements CommitUnit {
           primaryKey: this.options.primaryKey,
           partition: this.context.partition,
         })
-      : { fields: this.columns.map((c) => ({ ...fieldOf(c), mode: fieldOf(c).mode === "REPEATED" ? "REPEATED" : "NULLABLE" }) as FieldSchema) };
+      : {
+          fields: this.columns.map(
+            (c) => ({ ...fieldOf(c), mode: fieldOf(c).mode === "REPEATED" ? "REPEATED" : "NULLABLE" }) as FieldSchema,
+          ),
+        };
     await createTable(this.context.jobs.client, this.context.dataset, name, {
       ...layout,
       ...(replace ? {} : { expirationTime: Date.now() + STAGE_LIFETIME_MS }),

@@ -22,10 +22,18 @@ function labelsOf(value: unknown): Record<string, string> {
   }
   const labels: Record<string, string> = {};
   for (const [key, v] of Object.entries(value)) {
-    if (typeof v !== "string" || !/^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}$/u.test(key) || !/^[\p{Ll}\p{Lo}\p{N}_-]{0,63}$/u.test(v)) {
-      throw new SqlloadError("SL103", `the BigQuery target's label ${JSON.stringify(key)} = ${JSON.stringify(v)} is not a valid label`, {
-        hint: "Label keys start with a lowercase letter; keys and values hold lowercase letters, digits, `_` and `-` (at most 63).",
-      });
+    if (
+      typeof v !== "string" ||
+      !/^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}$/u.test(key) ||
+      !/^[\p{Ll}\p{Lo}\p{N}_-]{0,63}$/u.test(v)
+    ) {
+      throw new SqlloadError(
+        "SL103",
+        `the BigQuery target's label ${JSON.stringify(key)} = ${JSON.stringify(v)} is not a valid label`,
+        {
+          hint: "Label keys start with a lowercase letter; keys and values hold lowercase letters, digits, `_` and `-` (at most 63).",
+        },
+      );
     }
     labels[key] = v;
   }
@@ -40,13 +48,22 @@ export default defineConnector({
   },
   configSchema: {
     target: [
-      { key: "project", type: "string", required: true, description: "The Google Cloud project that runs the jobs and holds the dataset." },
+      {
+        key: "project",
+        type: "string",
+        required: true,
+        description: "The Google Cloud project that runs the jobs and holds the dataset.",
+      },
       {
         key: "dataset",
         type: "string",
         description: "The dataset tables land in (default: the target's `schema`); created when missing, in `location`.",
       },
-      { key: "location", type: "string", description: "Where jobs run and new datasets are created (`US`, `EU`, `europe-west3`)." },
+      {
+        key: "location",
+        type: "string",
+        description: "Where jobs run and new datasets are created (`US`, `EU`, `europe-west3`).",
+      },
       {
         key: "keyfile",
         type: "string",
@@ -75,7 +92,8 @@ export default defineConnector({
       {
         key: "lock_ttl",
         type: "integer",
-        description: "Seconds a table's lock row lives unless its run renews it (default 900): how long a killed run blocks the next.",
+        description:
+          "Seconds a table's lock row lives unless its run renews it (default 900): how long a killed run blocks the next.",
       },
     ],
     table: [],

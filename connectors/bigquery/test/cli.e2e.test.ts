@@ -96,7 +96,11 @@ describe.runIf(built)("sqlload from Postgres into BigQuery (built CLI, emulator)
     expect(emulator.failures.requests.some((r) => r.shapes.includes("copy"))).toBe(true);
     // Every job carried the project's labels; rows went in by load jobs, never streaming.
     expect(emulator.jobLog.length).toBeGreaterThan(0);
-    const labels = emulator.jobLog.map((job) => (job as { labels?: unknown; load?: { labels?: unknown } }).labels ?? (job as { load?: { labels?: unknown } }).load?.labels);
+    const labels = emulator.jobLog.map(
+      (job) =>
+        (job as { labels?: unknown; load?: { labels?: unknown } }).labels ??
+        (job as { load?: { labels?: unknown } }).load?.labels,
+    );
     const cli = labels.filter((l) => (l as Record<string, string>).sqlload_test !== "reader");
     expect(cli.length).toBeGreaterThan(5);
     for (const l of cli) expect(l).toEqual({ team: "data" });

@@ -65,7 +65,10 @@ export function duckType(field: Field): string {
         const precision = Number(field.precision ?? (field.type === "NUMERIC" ? 38 : 76));
         const scale = Number(field.scale ?? (field.type === "NUMERIC" ? 9 : 38));
         if (precision > 38) {
-          throw new EmulatorError("unsupported", `the emulator stores BIGNUMERIC in DuckDB DECIMAL, at most 38 digits (got ${precision})`);
+          throw new EmulatorError(
+            "unsupported",
+            `the emulator stores BIGNUMERIC in DuckDB DECIMAL, at most 38 digits (got ${precision})`,
+          );
         }
         return `DECIMAL(${precision}, ${scale})`;
       }
@@ -109,7 +112,11 @@ export class BigQueryCatalog {
 
   async createDataset(project: string, id: string, location: string, defaultCollation?: string): Promise<DatasetResource> {
     if (!DATASET_ID.test(id)) throw new EmulatorError("not_allowed", `Invalid dataset ID "${id}"`);
-    if (this.datasets.has(id)) throw Object.assign(new EmulatorError("not_allowed", `Already Exists: Dataset ${project}:${id}`), { status: 409, reason: "duplicate" });
+    if (this.datasets.has(id))
+      throw Object.assign(new EmulatorError("not_allowed", `Already Exists: Dataset ${project}:${id}`), {
+        status: 409,
+        reason: "duplicate",
+      });
     await this.database.query(`CREATE SCHEMA ${duckIdent(id)}`);
     const resource: DatasetResource = {
       datasetReference: { projectId: project, datasetId: id },
@@ -137,7 +144,10 @@ export class BigQueryCatalog {
     const resource = await this.table(dataset, table);
     if (!resource) {
       const project = this.datasets.get(dataset)?.datasetReference.projectId ?? "project";
-      throw Object.assign(new EmulatorError("not_found", `Not found: Table ${project}:${dataset}.${table}`), { status: 404, reason: "notFound" });
+      throw Object.assign(new EmulatorError("not_found", `Not found: Table ${project}:${dataset}.${table}`), {
+        status: 404,
+        reason: "notFound",
+      });
     }
     return resource;
   }
@@ -153,18 +163,34 @@ export class BigQueryCatalog {
   }
 
   /** `tables.insert`: checks BigQuery's naming rules, then creates the DuckDB table. */
-  async create(project: string, dataset: string, body: Partial<TableResource>, session?: EmulatorSession): Promise<TableResource> {
+  async create(
+    project: string,
+    dataset: string,
+    body: Partial<TableResource>,
+    session?: EmulatorSession,
+  ): Promise<TableResource> {
     const id = body.tableReference?.tableId ?? "";
     if (!this.datasets.has(dataset)) {
-      throw Object.assign(new EmulatorError("not_found", `Not found: Dataset ${project}:${dataset}`), { status: 404, reason: "notFound" });
+      throw Object.assign(new EmulatorError("not_found", `Not found: Dataset ${project}:${dataset}`), {
+        status: 404,
+        reason: "notFound",
+      });
     }
-    if (!TABLE_ID.test(id)) throw Object.assign(new EmulatorError("not_allowed", `Invalid table ID "${id}"`), { status: 400, reason: "invalid" });
+    if (!TABLE_ID.test(id))
+      throw Object.assign(new EmulatorError("not_allowed", `Invalid table ID "${id}"`), { status: 400, reason: "invalid" });
     if (await this.table(dataset, id)) {
-      throw Object.assign(new EmulatorError("not_allowed", `Already Exists: Table ${project}:${dataset}.${id}`), { status: 409, reason: "duplicate" });
+      throw Object.assign(new EmulatorError("not_allowed", `Already Exists: Table ${project}:${dataset}.${id}`), {
+        status: 409,
+        reason: "duplicate",
+      });
     }
     const fields = body.schema?.fields ?? [];
     for (const f of fields) {
-      if (!COLUMN_NAME.test(f.name)) throw Object.assign(new EmulatorError("not_allowed", `Invalid field name "${f.name}"`), { status: 400, reason: "invalid" });
+      if (!COLUMN_NAME.test(f.name))
+        throw Object.assign(new EmulatorError("not_allowed", `Invalid field name "${f.name}"`), {
+          status: 400,
+          reason: "invalid",
+        });
     }
     const columns = fields.map((f) => `${duckIdent(f.name)} ${duckType(f)}`).join(", ");
     const sql = `CREATE TABLE ${duckTable(dataset, id)} (${columns || '"_empty" BOOLEAN'})`;
@@ -188,12 +214,18 @@ export class BigQueryCatalog {
   async patchSchema(dataset: string, table: string, fields: readonly Field[]): Promise<TableResource> {
     const resource = await this.requireTable(dataset, table);
     const old = resource.schema.fields;
-    const bad = (why: string) => Object.assign(new EmulatorError("not_allowed", `Provided Schema does not match Table: ${why}`), { status: 400, reason: "invalid" });
+    const bad = (why: string) =>
+      Object.assign(new EmulatorError("not_allowed", `Provided Schema does not match Table: ${why}`), {
+        status: 400,
+        reason: "invalid",
+      });
     for (const [i, f] of old.entries()) {
       const next = fields[i];
       if (!next || next.name !== f.name) throw bad(`field ${f.name} is missing in new schema`);
-      if (next.type !== f.type || next.precision !== f.precision || next.scale !== f.scale) throw bad(`field ${f.name} has changed type`);
-      if ((next.mode ?? "NULLABLE") !== f.mode && !(f.mode === "REQUIRED" && next.mode === "NULLABLE")) throw bad(`field ${f.name} has changed mode`);
+      if (next.type !== f.type || next.precision !== f.precision || next.scale !== f.scale)
+        throw bad(`field ${f.name} has changed type`);
+      if ((next.mode ?? "NULLABLE") !== f.mode && !(f.mode === "REQUIRED" && next.mode === "NULLABLE"))
+        throw bad(`field ${f.name} has changed mode`);
     }
     for (const [i, f] of fields.entries()) {
       const before = old[i];

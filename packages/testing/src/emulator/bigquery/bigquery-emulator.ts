@@ -75,7 +75,10 @@ export class BigQueryEmulator {
     const url = new URL(req.url ?? "/", "http://localhost");
     const body = await readBody(req);
     if (!/^Bearer \S+/.test(String(req.headers.authorization ?? ""))) {
-      throw Object.assign(new Error("Request is missing required authentication credential."), { status: 401, reason: "unauthorized" });
+      throw Object.assign(new Error("Request is missing required authentication credential."), {
+        status: 401,
+        reason: "unauthorized",
+      });
     }
     const path = url.pathname.replace(/^\/upload/, "").replace(/^\/bigquery\/v2/, "");
     const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
@@ -116,7 +119,10 @@ export class BigQueryEmulator {
     if (!dataset && method === "POST") {
       await op("datasets.insert");
       const b = json();
-      return this.send(res, await this.catalog.createDataset(project, b.datasetReference?.datasetId, b.location ?? "US", b.defaultCollation));
+      return this.send(
+        res,
+        await this.catalog.createDataset(project, b.datasetReference?.datasetId, b.location ?? "US", b.defaultCollation),
+      );
     }
     if (!dataset) throw notFound("no dataset");
     if (!sub && method === "GET") {
@@ -134,7 +140,10 @@ export class BigQueryEmulator {
       await op("tables.list");
       const tables = await this.catalog.list(dataset);
       return this.send(res, {
-        tables: tables.map((t) => ({ tableReference: t.tableReference, id: `${project}:${dataset}.${t.tableReference.tableId}` })),
+        tables: tables.map((t) => ({
+          tableReference: t.tableReference,
+          id: `${project}:${dataset}.${t.tableReference.tableId}`,
+        })),
         totalItems: tables.length,
       });
     }
@@ -164,8 +173,10 @@ export class BigQueryEmulator {
       jobId: string;
       location: string;
     };
-    if (this.jobs.has(reference.jobId)) throw Object.assign(new Error(`Already Exists: Job ${project}:${reference.jobId}`), { status: 409, reason: "duplicate" });
-    if (!query?.query) throw Object.assign(new Error("the emulator runs query and load jobs only"), { status: 400, reason: "invalid" });
+    if (this.jobs.has(reference.jobId))
+      throw Object.assign(new Error(`Already Exists: Job ${project}:${reference.jobId}`), { status: 409, reason: "duplicate" });
+    if (!query?.query)
+      throw Object.assign(new Error("the emulator runs query and load jobs only"), { status: 400, reason: "invalid" });
     let matched: { shape: (typeof bigqueryShapes)[number]; match: RegExpExecArray }[] = [];
     let parseError: unknown;
     try {
@@ -180,7 +191,12 @@ export class BigQueryEmulator {
       statement: query.query,
     });
     this.jobLog.push(configuration);
-    const base = { kind: "bigquery#job", id: `${project}:${reference.location}.${reference.jobId}`, jobReference: reference, configuration };
+    const base = {
+      kind: "bigquery#job",
+      id: `${project}:${reference.location}.${reference.jobId}`,
+      jobReference: reference,
+      configuration,
+    };
     let record: JobRecord;
     try {
       if (parseError) throw parseError;
@@ -190,7 +206,13 @@ export class BigQueryEmulator {
         resource: {
           ...base,
           status: { state: "DONE" },
-          statistics: { totalBytesProcessed: "0", query: { totalBytesProcessed: "0", statementType: matched.length > 1 ? "SCRIPT" : matched[0]?.shape.kind.toUpperCase() } },
+          statistics: {
+            totalBytesProcessed: "0",
+            query: {
+              totalBytesProcessed: "0",
+              statementType: matched.length > 1 ? "SCRIPT" : matched[0]?.shape.kind.toUpperCase(),
+            },
+          },
         },
         ...result,
       };
@@ -223,9 +245,18 @@ export class BigQueryEmulator {
         for (const t of translated.tables) await this.catalog.requireTable(t.dataset, t.table);
         if (translated.copy) {
           if (session.inTransaction) {
-            throw new EmulatorError("not_allowed", "CREATE TABLE statements on permanent tables are not supported inside transactions");
+            throw new EmulatorError(
+              "not_allowed",
+              "CREATE TABLE statements on permanent tables are not supported inside transactions",
+            );
           }
-          await this.catalog.copy(session, translated.copy.to.dataset, translated.copy.to.table, translated.copy.from.dataset, translated.copy.from.table);
+          await this.catalog.copy(
+            session,
+            translated.copy.to.dataset,
+            translated.copy.to.table,
+            translated.copy.from.dataset,
+            translated.copy.from.table,
+          );
           continue;
         }
         for (const written of shape.writes?.(match) ?? []) session.claim(written);
@@ -236,7 +267,10 @@ export class BigQueryEmulator {
       }
       if (session.inTransaction) {
         await session.rollback();
-        throw new EmulatorError("not_allowed", "Transaction was not committed or rolled back at the end of the script; it was rolled back");
+        throw new EmulatorError(
+          "not_allowed",
+          "Transaction was not committed or rolled back at the end of the script; it was rolled back",
+        );
       }
       return last;
     } finally {
@@ -244,7 +278,10 @@ export class BigQueryEmulator {
     }
   }
 
-  private async encodeResult(result: StatementResult, table?: { dataset: string; table: string }): Promise<{ fields: Field[]; rows: Cell[][] }> {
+  private async encodeResult(
+    result: StatementResult,
+    table?: { dataset: string; table: string },
+  ): Promise<{ fields: Field[]; rows: Cell[][] }> {
     const own = table ? (await this.catalog.requireTable(table.dataset, table.table)).schema.fields : undefined;
     const fields = own ?? result.columns.map((c) => fieldOfDuckType(c.name, c.type));
     return { fields, rows: result.rows.map((row) => row.map((value, i) => encodeCell(fields[i] as Field, value))) };
@@ -260,7 +297,8 @@ export class BigQueryEmulator {
   private results(id: string, query: URLSearchParams): Record<string, unknown> {
     const job = this.job(id);
     const status = job.resource.status as { errorResult?: { reason: string; message: string } };
-    if (status.errorResult) throw Object.assign(new Error(status.errorResult.message), { status: 400, reason: status.errorResult.reason });
+    if (status.errorResult)
+      throw Object.assign(new Error(status.errorResult.message), { status: 400, reason: status.errorResult.reason });
     const start = Number(query.get("pageToken") ?? query.get("startIndex") ?? 0);
     const size = Math.min(Number(query.get("maxResults") ?? PAGE), PAGE);
     const rows = job.rows.slice(start, start + size).map((f) => ({ f }));
@@ -283,18 +321,33 @@ export class BigQueryEmulator {
     const configuration = (metadata.configuration ?? {}) as { load?: Record<string, unknown> };
     this.jobLog.push(configuration);
     const load = configuration.load ?? {};
-    const reference = { projectId: project, jobId: randomUUID(), location: "US", ...((metadata.jobReference ?? {}) as object) } as { jobId: string };
+    const reference = {
+      projectId: project,
+      jobId: randomUUID(),
+      location: "US",
+      ...((metadata.jobReference ?? {}) as object),
+    } as { jobId: string };
     const base = { kind: "bigquery#job", jobReference: reference, configuration };
     let resource: Record<string, unknown>;
     try {
       if (load.sourceFormat !== "NEWLINE_DELIMITED_JSON") {
-        throw new EmulatorError("unsupported", `the emulator loads NEWLINE_DELIMITED_JSON only, not ${String(load.sourceFormat)}`);
+        throw new EmulatorError(
+          "unsupported",
+          `the emulator loads NEWLINE_DELIMITED_JSON only, not ${String(load.sourceFormat)}`,
+        );
       }
-      if (load.writeDisposition !== "WRITE_APPEND") throw new EmulatorError("unsupported", "the emulator loads with WRITE_APPEND only");
+      if (load.writeDisposition !== "WRITE_APPEND")
+        throw new EmulatorError("unsupported", "the emulator loads with WRITE_APPEND only");
       const destination = load.destinationTable as { datasetId: string; tableId: string };
       const table = await this.catalog.requireTable(destination.datasetId, destination.tableId);
-      const rows = media.toString("utf8").split("\n").filter((line) => line.trim() !== "");
-      await this.appendRows(table, rows.map((line) => JSON.parse(line) as Record<string, unknown>));
+      const rows = media
+        .toString("utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "");
+      await this.appendRows(
+        table,
+        rows.map((line) => JSON.parse(line) as Record<string, unknown>),
+      );
       resource = { ...base, status: { state: "DONE" }, statistics: { load: { outputRows: String(rows.length) } } };
     } catch (error) {
       const errorResult = { reason: (error as HttpError).reason ?? "invalid", message: (error as Error).message };
@@ -318,7 +371,8 @@ export class BigQueryEmulator {
         const tuples: string[] = [];
         for (const row of rows.slice(start, start + 200)) {
           for (const key of Object.keys(row)) {
-            if (!known.has(key)) throw new EmulatorError("not_allowed", `JSON table encountered too many errors: no such field: ${key}`);
+            if (!known.has(key))
+              throw new EmulatorError("not_allowed", `JSON table encountered too many errors: no such field: ${key}`);
           }
           const values = fields.map((field) => {
             const { sql, param } = loadValue(field, row[field.name]);
@@ -346,7 +400,9 @@ export class BigQueryEmulator {
     const reason = e.reason ?? (status === 404 ? "notFound" : "invalid");
     if (res.headersSent) return void res.end();
     res.writeHead(status, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { code: status, message: e.message, errors: [{ reason, message: e.message }], status: reason } }));
+    res.end(
+      JSON.stringify({ error: { code: status, message: e.message, errors: [{ reason, message: e.message }], status: reason } }),
+    );
   }
 }
 
@@ -409,7 +465,11 @@ function usedParams(sql: string, params: Record<string, DuckDBValue>): Record<st
 }
 
 /** DuckDB's own write-write conflict reads, to the client, as BigQuery's concurrent-update abort. */
-async function runWithConflicts(session: Awaited<ReturnType<EmulatorDatabase["session"]>>, sql: string, params?: Record<string, DuckDBValue>) {
+async function runWithConflicts(
+  session: Awaited<ReturnType<EmulatorDatabase["session"]>>,
+  sql: string,
+  params?: Record<string, DuckDBValue>,
+) {
   try {
     return await session.run(sql, params);
   } catch (error) {

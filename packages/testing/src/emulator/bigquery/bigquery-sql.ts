@@ -58,7 +58,8 @@ export function translateExpression(text: string): string {
   for (let i = 0; i < text.length; ) {
     re.lastIndex = i;
     const m = re.exec(text);
-    if (!m) throw new EmulatorError("unsupported", `the emulator does not understand this expression at: ${text.slice(i, i + 40)}`);
+    if (!m)
+      throw new EmulatorError("unsupported", `the emulator does not understand this expression at: ${text.slice(i, i + 40)}`);
     if (m[0].trim()) tokens.push(m[0]);
     i = re.lastIndex;
   }
@@ -76,7 +77,13 @@ export function translateExpression(text: string): string {
     } else if (upper === "CURRENT_TIMESTAMP" && tokens[i + 1] === "(" && tokens[i + 2] === ")") {
       out.push("current_timestamp");
       i += 2;
-    } else if (upper === "CAST" && tokens[i + 1] === "(" && tokens[i + 3]?.toUpperCase() === "AS" && tokens[i + 4]?.toUpperCase() === "BYTES" && tokens[i + 5] === ")") {
+    } else if (
+      upper === "CAST" &&
+      tokens[i + 1] === "(" &&
+      tokens[i + 3]?.toUpperCase() === "AS" &&
+      tokens[i + 4]?.toUpperCase() === "BYTES" &&
+      tokens[i + 5] === ")"
+    ) {
       out.push(`encode(${translateExpression(tokens[i + 2] as string)})`);
       i += 5;
     } else if (BARE.test(t)) out.push(duckIdent(t));
@@ -142,14 +149,18 @@ export const bigqueryShapes: readonly Shape[] = [
   shape("insert_select", "dml", new RegExp(`^INSERT INTO ${TABLE} \\(${COLS}\\) SELECT ${COLS} FROM ${TABLE}$`), (m) => {
     if (m[2] !== m[3]) throw new EmulatorError("unsupported", "INSERT … SELECT with different column lists");
     return {
-      sql: [`INSERT INTO ${duckOf(m[1] as string)} (${duckColumns(m[2] as string)}) SELECT ${duckColumns(m[3] as string)} FROM ${duckOf(m[4] as string)}`],
+      sql: [
+        `INSERT INTO ${duckOf(m[1] as string)} (${duckColumns(m[2] as string)}) SELECT ${duckColumns(m[3] as string)} FROM ${duckOf(m[4] as string)}`,
+      ],
       tables: refs(m[1], m[4]),
     };
   }),
   shape(
     "run_log_insert",
     "dml",
-    new RegExp(`^INSERT INTO ${TABLE} \\(seq, run_id, table_name, target_name, \`at\`, format_version, body\\) SELECT COALESCE\\(MAX\\(seq\\), 0\\) \\+ 1, ((?:@\\w+)(?:, @\\w+){5}) FROM ${TABLE}$`),
+    new RegExp(
+      `^INSERT INTO ${TABLE} \\(seq, run_id, table_name, target_name, \`at\`, format_version, body\\) SELECT COALESCE\\(MAX\\(seq\\), 0\\) \\+ 1, ((?:@\\w+)(?:, @\\w+){5}) FROM ${TABLE}$`,
+    ),
     (m) => {
       if (m[1] !== m[3]) throw new EmulatorError("unsupported", "run-log INSERT reading another table");
       const table = duckOf(m[1] as string);
@@ -184,7 +195,9 @@ export const bigqueryShapes: readonly Shape[] = [
       `^UPDATE ${TABLE} SET expires_at = TIMESTAMP_ADD\\(CURRENT_TIMESTAMP\\(\\), INTERVAL @ttl SECOND\\) WHERE target_name = @target_name AND holder = @holder$`,
     ),
     (m) => ({
-      sql: [`UPDATE ${duckOf(m[1] as string)} SET expires_at = current_timestamp + to_seconds($ttl) WHERE target_name = $target_name AND holder = $holder`],
+      sql: [
+        `UPDATE ${duckOf(m[1] as string)} SET expires_at = current_timestamp + to_seconds($ttl) WHERE target_name = $target_name AND holder = $holder`,
+      ],
       tables: refs(m[1]),
     }),
     (m) => [m[1] as string],
@@ -214,10 +227,15 @@ export const bigqueryShapes: readonly Shape[] = [
     sql: [`SELECT CAST(max(${duckIdent(unquote(m[1] as string))}) AS VARCHAR) AS v FROM ${duckOf(m[2] as string)}`],
     tables: refs(m[2]),
   })),
-  shape("max_text", "query", new RegExp(`^SELECT CAST\\(MAX\\(CAST\\((${IDENT}) AS BYTES\\)\\) AS STRING\\) AS v FROM ${TABLE}$`), (m) => ({
-    sql: [`SELECT decode(max(encode(${duckIdent(unquote(m[1] as string))}))) AS v FROM ${duckOf(m[2] as string)}`],
-    tables: refs(m[2]),
-  })),
+  shape(
+    "max_text",
+    "query",
+    new RegExp(`^SELECT CAST\\(MAX\\(CAST\\((${IDENT}) AS BYTES\\)\\) AS STRING\\) AS v FROM ${TABLE}$`),
+    (m) => ({
+      sql: [`SELECT decode(max(encode(${duckIdent(unquote(m[1] as string))}))) AS v FROM ${duckOf(m[2] as string)}`],
+      tables: refs(m[2]),
+    }),
+  ),
   shape(
     "max_micros",
     "query",
@@ -232,7 +250,9 @@ export const bigqueryShapes: readonly Shape[] = [
     "query",
     new RegExp(`^SELECT ((?:\\w+|\`\\w+\`)(?:, (?:\\w+|\`\\w+\`))*) FROM ${TABLE} WHERE ([\\s\\S]+?)( ORDER BY seq)?$`),
     (m) => ({
-      sql: [`SELECT ${translateExpression(m[1] as string)} FROM ${duckOf(m[2] as string)} WHERE ${translateExpression(m[3] as string)}${m[4] ? " ORDER BY seq" : ""}`],
+      sql: [
+        `SELECT ${translateExpression(m[1] as string)} FROM ${duckOf(m[2] as string)} WHERE ${translateExpression(m[3] as string)}${m[4] ? " ORDER BY seq" : ""}`,
+      ],
       tables: refs(m[2]),
     }),
   ),

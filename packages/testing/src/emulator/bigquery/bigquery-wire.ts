@@ -107,8 +107,12 @@ function textOf(field: Field, value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (field.type === "JSON") return JSON.stringify(value);
   if (field.type === "INT64" && typeof value === "number" && !Number.isSafeInteger(value)) {
-    throw new EmulatorError("not_allowed", `INT64 value ${value} of ${field.name} came as a JSON number beyond 2^53: send integers as strings`);
+    throw new EmulatorError(
+      "not_allowed",
+      `INT64 value ${value} of ${field.name} came as a JSON number beyond 2^53: send integers as strings`,
+    );
   }
-  if (typeof value === "object") throw new EmulatorError("not_allowed", `Cannot convert a JSON object to ${field.type} for ${field.name}`);
+  if (typeof value === "object")
+    throw new EmulatorError("not_allowed", `Cannot convert a JSON object to ${field.type} for ${field.name}`);
   return String(value);
 }
