@@ -22,6 +22,7 @@ import { insertRunLogSql } from "./bigquery-run-log.js";
 import { auxName, STAGE_LIFETIME_MS } from "./bigquery-stage.js";
 import { type FieldSchema, fieldOf } from "./bigquery-types.js";
 import { ndjsonLine } from "./bigquery-values.js";
+import { toBigQueryError } from "./errors.js";
 
 /** What a unit needs from its target. */
 export interface UnitContext {
@@ -32,7 +33,7 @@ export interface UnitContext {
   readonly cursorType?: CursorColumnType | undefined;
   readonly partition: boolean;
   readonly labels: Readonly<Record<string, string>>;
-  /** Rows of NDJSON buffered before a load job (default 256 MB). */
+  /** Bytes of NDJSON buffered before a load job (default 64 MB: the upload is sent from memory). */
   readonly flushBytes?: number | undefined;
   /** Called once the unit ended, committed or not. */
   readonly done: () => void;
@@ -90,7 +91,11 @@ export class BigQueryCommitUnit implements CommitUnit {
     const text = `${lines.join("\n")}\n`;
     this.bufferedBytes += Buffer.byteLength(text);
     if (!this.file.write(text)) await new Promise<void>((resolve) => this.file?.once("drain", () => resolve()));
-    if (this.bufferedBytes >= (this.context.flushBytes ?? 256 * 1024 * 1024)) await this.flush();
+    if (this.bufferedBytes >= (this.context.flushBytes ?? 64 * 1024 * 1024)) {
+      await this.flush().catch((error: unknown) => {
+        throw toBigQueryError(error, `loading rows of ${this.label}`, this.label);
+      });
+    }
   }
 
   async appendRunLog(row: RunLogRow): Promise<void> {
@@ -103,6 +108,8 @@ export class BigQueryCommitUnit implements CommitUnit {
       await this.flush();
       if (this.options.strategy === "replace") await this.swap();
       else await this.runScript();
+    } catch (error) {
+      throw toBigQueryError(error, `committing ${this.label}`, this.label);
     } finally {
       await this.dropStage();
       rmSync(this.folder, { recursive: true, force: true });
@@ -118,6 +125,8 @@ export class BigQueryCommitUnit implements CommitUnit {
       this.file = undefined;
       if (file) await new Promise<void>((resolve) => file.end(() => resolve()));
       await this.dropStage();
+    } catch (error) {
+      throw toBigQueryError(error, `aborting the commit of ${this.label}`, this.label);
     } finally {
       rmSync(this.folder, { recursive: true, force: true });
       this.context.done();

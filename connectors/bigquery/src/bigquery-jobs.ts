@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { BigQuery, Job } from "@google-cloud/bigquery";
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from "./bigquery-retry.js";
 import type { FieldSchema } from "./bigquery-types.js";
+import { uploadLoadJob } from "./bigquery-upload.js";
 import { decodeRows, type RawCell } from "./bigquery-values.js";
 
 /** A named query parameter, typed as the REST API takes it (values as strings: exact for INT64). */
@@ -79,21 +80,34 @@ export class BigQueryJobs {
     });
   }
 
-  /** Loads a newline-delimited JSON file into a table (appending), as a load job from an upload. */
+  /** Loads a newline-delimited JSON file into a table (appending) with a load job from an upload, carrying the labels. */
   async loadNdjson(dataset: string, table: string, file: string, schema: readonly FieldSchema[]): Promise<void> {
+    const project = (this.client as unknown as { projectId: string }).projectId;
     await withRetries(this.settings.retry ?? DEFAULT_RETRY, async () => {
-      const [job] = await this.client
-        .dataset(dataset)
-        .table(table)
-        .createLoadJob(file, {
-          sourceFormat: "NEWLINE_DELIMITED_JSON",
-          schema: { fields: schema as never },
-          writeDisposition: "WRITE_APPEND",
-          createDisposition: "CREATE_NEVER",
-          labels: { ...this.settings.labels },
-          jobId: `sqlload_load_${randomUUID()}`,
-        } as never);
-      await this.wait(job, job.metadata as JobMetadata);
+      const resource = await uploadLoadJob(
+        this.client,
+        {
+          jobReference: {
+            projectId: project,
+            jobId: `sqlload_load_${randomUUID()}`,
+            ...(this.settings.location ? { location: this.settings.location } : {}),
+          },
+          configuration: {
+            load: {
+              destinationTable: { projectId: project, datasetId: dataset, tableId: table },
+              sourceFormat: "NEWLINE_DELIMITED_JSON",
+              schema: { fields: schema },
+              writeDisposition: "WRITE_APPEND",
+              createDisposition: "CREATE_NEVER",
+            },
+            labels: { ...this.settings.labels },
+          },
+        },
+        file,
+      );
+      const reference = resource.jobReference as { jobId: string; location?: string };
+      const job = this.client.job(reference.jobId, reference.location ? { location: reference.location } : {});
+      await this.wait(job, resource as JobMetadata);
     });
   }
 

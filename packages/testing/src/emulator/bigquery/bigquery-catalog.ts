@@ -47,8 +47,12 @@ const TABLE_ID = /^[\p{L}\p{M}\p{N}\p{Pc}\p{Pd} ]{1,1024}$/u;
 /** Column names (flexible column names): no quotes, backticks, dots or the other reserved punctuation. */
 const COLUMN_NAME = /^[^!"$()*,./;?@[\\\]^`{}~']{1,300}$/u;
 
-/** The DuckDB type that stores a BigQuery field. */
-export function duckType(field: Field): string {
+/**
+ * The DuckDB type that stores a BigQuery field. A STRING under the collation `und:ci` (its own,
+ * or the table's or dataset's default) is `VARCHAR COLLATE NOCASE`, so comparisons, MAX and
+ * keys ignore case as BigQuery's would, while `CAST(x AS BYTES)` still sees the exact text.
+ */
+export function duckType(field: Field, defaultCollation?: string): string {
   const base = (() => {
     switch (field.type) {
       case "BOOL":
@@ -72,8 +76,12 @@ export function duckType(field: Field): string {
         }
         return `DECIMAL(${precision}, ${scale})`;
       }
-      case "STRING":
-        return "VARCHAR";
+      case "STRING": {
+        const collation = field.collation ?? defaultCollation;
+        if (!collation) return "VARCHAR";
+        if (collation === "und:ci") return "VARCHAR COLLATE NOCASE";
+        throw new EmulatorError("unsupported", `the emulator knows the collation 'und:ci' only, not '${collation}'`);
+      }
       case "BYTES":
         return "BLOB";
       case "JSON":
@@ -192,7 +200,8 @@ export class BigQueryCatalog {
           reason: "invalid",
         });
     }
-    const columns = fields.map((f) => `${duckIdent(f.name)} ${duckType(f)}`).join(", ");
+    const collation = body.defaultCollation ?? this.datasets.get(dataset)?.defaultCollation;
+    const columns = fields.map((f) => `${duckIdent(f.name)} ${duckType(f, collation)}`).join(", ");
     const sql = `CREATE TABLE ${duckTable(dataset, id)} (${columns || '"_empty" BOOLEAN'})`;
     await (session ? session.run(sql) : this.database.query(sql));
     const resource: TableResource = {
@@ -202,7 +211,7 @@ export class BigQueryCatalog {
       ...(body.clustering ? { clustering: body.clustering } : {}),
       ...(body.expirationTime ? { expirationTime: String(body.expirationTime) } : {}),
       ...(body.labels ? { labels: body.labels } : {}),
-      ...(body.defaultCollation ? { defaultCollation: body.defaultCollation } : {}),
+      ...(collation ? { defaultCollation: collation } : {}),
       creationTime: String(Date.now()),
       etag: `e${++this.etags}`,
     };
@@ -231,7 +240,9 @@ export class BigQueryCatalog {
       const before = old[i];
       if (!before) {
         if (f.mode === "REQUIRED") throw bad(`new field ${f.name} cannot be REQUIRED`);
-        await this.database.query(`ALTER TABLE ${duckTable(dataset, table)} ADD COLUMN ${duckIdent(f.name)} ${duckType(f)}`);
+        await this.database.query(
+          `ALTER TABLE ${duckTable(dataset, table)} ADD COLUMN ${duckIdent(f.name)} ${duckType(f, resource.defaultCollation)}`,
+        );
       } else if (before.mode === "REQUIRED" && f.mode === "NULLABLE") {
         await this.database.query(`ALTER TABLE ${duckTable(dataset, table)} ALTER COLUMN ${duckIdent(f.name)} DROP NOT NULL`);
       }

@@ -20,6 +20,9 @@ type HttpError = Error & { status?: number; reason?: string };
 
 const PAGE = 1000;
 
+/** The `configuration.load` fields the emulator knows; BigQuery refuses unknown ones (labels go in `configuration`). */
+const LOAD_KEYS = new Set(["destinationTable", "sourceFormat", "schema", "writeDisposition", "createDisposition"]);
+
 /**
  * An emulator of BigQuery's REST API (v2) on a real DuckDB database, for the official
  * `@google-cloud/bigquery` client: datasets and tables (get, insert, list, patch, delete), query
@@ -184,12 +187,15 @@ export class BigQueryEmulator {
     } catch (error) {
       parseError = error;
     }
-    await this.failures.intercept({
-      protocol: "bigquery",
-      operation: "jobs.insert",
-      shapes: matched.map((m) => m.shape.name),
-      statement: query.query,
-    });
+    // An injected failure with an HTTP status fails the request; one without fails the job.
+    const injected = await jobFailure(
+      this.failures.intercept({
+        protocol: "bigquery",
+        operation: "jobs.insert",
+        shapes: matched.map((m) => m.shape.name),
+        statement: query.query,
+      }),
+    );
     this.jobLog.push(configuration);
     const base = {
       kind: "bigquery#job",
@@ -199,6 +205,7 @@ export class BigQueryEmulator {
     };
     let record: JobRecord;
     try {
+      if (injected) throw injected;
       if (parseError) throw parseError;
       const params = parameters(query.queryParameters ?? []);
       const result = configuration.dryRun ? { fields: [], rows: [] } : await this.runScript(matched, params);
@@ -317,7 +324,7 @@ export class BigQueryEmulator {
   /** A load job from a multipart upload: metadata, then newline-delimited JSON rows appended in one statement. */
   private async upload(project: string, req: IncomingMessage, body: Buffer): Promise<Record<string, unknown>> {
     const { metadata, media } = multipart(String(req.headers["content-type"] ?? ""), body);
-    await this.failures.intercept({ protocol: "bigquery", operation: "upload", shapes: ["load"] });
+    const injected = await jobFailure(this.failures.intercept({ protocol: "bigquery", operation: "upload", shapes: ["load"] }));
     const configuration = (metadata.configuration ?? {}) as { load?: Record<string, unknown> };
     this.jobLog.push(configuration);
     const load = configuration.load ?? {};
@@ -330,6 +337,14 @@ export class BigQueryEmulator {
     const base = { kind: "bigquery#job", jobReference: reference, configuration };
     let resource: Record<string, unknown>;
     try {
+      if (injected) throw injected;
+      for (const key of Object.keys(load)) {
+        if (!LOAD_KEYS.has(key))
+          throw new EmulatorError(
+            "not_allowed",
+            `Invalid JSON payload received. Unknown name "${key}" at 'job.configuration.load'`,
+          );
+      }
       if (load.sourceFormat !== "NEWLINE_DELIMITED_JSON") {
         throw new EmulatorError(
           "unsupported",
@@ -403,6 +418,17 @@ export class BigQueryEmulator {
     res.end(
       JSON.stringify({ error: { code: status, message: e.message, errors: [{ reason, message: e.message }], status: reason } }),
     );
+  }
+}
+
+/** Waits for the failure injector: rethrows a failure with an HTTP status, returns one without (a job's failure). */
+async function jobFailure(intercepted: Promise<void>): Promise<HttpError | undefined> {
+  try {
+    await intercepted;
+    return undefined;
+  } catch (error) {
+    if ((error as HttpError).status !== undefined) throw error;
+    return error as HttpError;
   }
 }
 
