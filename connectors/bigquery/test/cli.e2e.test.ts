@@ -4,7 +4,7 @@ import { BigQueryEmulator } from "@sqlload/testing/emulator/bigquery";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BigQueryProject } from "./cli-project.js";
-import { readerFor, readTable } from "./harness.js";
+import { openTarget, readerFor, readTable } from "./harness.js";
 
 // Postgres → BigQuery through the built CLI (`pnpm build` first), the emulator in this process.
 const built = existsSync(SQLLOAD_CLI);
@@ -106,5 +106,16 @@ describe.runIf(built)("sqlload from Postgres into BigQuery (built CLI, emulator)
     for (const l of cli) expect(l).toEqual({ team: "data" });
     const log = (await readTable(readerFor(options()), "raw", "_sqlload_runs")) ?? [];
     expect(log.filter((r) => r.target_name === "app__orders").length).toBeGreaterThanOrEqual(4);
+
+    // While another run holds the table's lock, the table is skipped as retryable: exit 75, SL306.
+    const other = await openTarget(options(), "raw");
+    const lock = await other.lockTable({ schema: "raw", name: "app__orders" });
+    try {
+      const busy = await p.run(["load"]);
+      expect(busy.code).toBe(75);
+      expect(busy.stdout + busy.stderr).toMatch(/SL306/);
+    } finally {
+      await lock.release();
+    }
   });
 });

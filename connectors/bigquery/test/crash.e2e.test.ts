@@ -54,6 +54,9 @@ describe.runIf(built)("a load into BigQuery killed mid-unit, then run again", ()
         await held;
         child.kill("SIGKILL");
         await exited;
+        // Killed with the unit's stage in place (the drop is held, not yet done).
+        const tables = (await emulator.catalog.list("raw")).map((t) => t.tableReference.tableId);
+        expect(tables.some((t) => t.startsWith("_sqlload_stage_"))).toBe(true);
         emulator.failures.releaseHeld();
         await new Promise((resolve) => setTimeout(resolve, 1500)); // the killed run's lock row expires
 

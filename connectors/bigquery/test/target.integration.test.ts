@@ -2,6 +2,7 @@ import { batchFromRows, type Column, integerCursor, textCursor } from "@sqlload/
 import { requestMatching } from "@sqlload/testing/emulator";
 import { BigQueryEmulator } from "@sqlload/testing/emulator/bigquery";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auxPrefix } from "../src/bigquery-stage.js";
 import type { BigQueryTarget } from "../src/bigquery-target.js";
 import { openTarget, readerFor, readTable } from "./harness.js";
 
@@ -116,6 +117,23 @@ describe("BigQuery target against the emulator", () => {
     expect(await readTable(readerFor(options()), "analytics", "t")).toEqual([{ id: 5n, c: "x" }]);
     expect(emulator.catalog.dataset("raw")).toBeUndefined();
     expect(await target.maxCursor({ schema: "raw", name: "t" }, "id", "integer")).toEqual(integerCursor(5));
+  });
+
+  it("drops the stages and builds a killed run of the table left when it takes the lock, and no other table's", async () => {
+    const { target, ref, schema } = await fresh();
+    await commit(target, ref, [{ id: 1n, c: "a" }]);
+    const leftover = (name: string) =>
+      emulator.catalog.create("p", schema, {
+        tableReference: { projectId: "p", datasetId: schema, tableId: name },
+        schema: { fields: [{ name: "id", type: "INT64" }] },
+      });
+    await leftover(`${auxPrefix("stage", "t")}dead01`);
+    await leftover(`${auxPrefix("build", "t")}dead02`);
+    await leftover(`${auxPrefix("stage", "other")}live03`);
+    const lock = await target.lockTable(ref);
+    await lock.release();
+    const names = (await emulator.catalog.list(schema)).map((t) => t.tableReference.tableId).sort();
+    expect(names).toEqual(["_sqlload_locks", "_sqlload_runs", `${auxPrefix("stage", "other")}live03`, "t"].sort());
   });
 
   it("refuses a second lock on a table (SL306) until released; a killed run's lock expires", async () => {

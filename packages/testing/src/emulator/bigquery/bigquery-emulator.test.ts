@@ -2,6 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestMatching } from "../failure-injection.js";
 import { BigQueryEmulator } from "./bigquery-emulator.js";
 
+/** The fields of REST responses these tests read. */
+interface Wire {
+  status?: { errorResult?: { reason: string; message: string } };
+  error?: { errors: { reason: string }[] };
+  totalRows?: string;
+  rows?: { f: { v: unknown }[] }[];
+  pageToken?: string;
+}
+
 /** The REST API as any client speaks it; the official client's use is tested by the BigQuery connector. */
 describe("BigQueryEmulator", () => {
   let emulator: BigQueryEmulator;
@@ -12,7 +21,7 @@ describe("BigQueryEmulator", () => {
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: response.status, json: (await response.json()) as Record<string, any> };
+    return { status: response.status, json: (await response.json()) as Wire };
   };
   let jobs = 0;
   const query = async (sql: string, params: { name: string; type: string; value: string }[] = []) => {
@@ -32,7 +41,7 @@ describe("BigQueryEmulator", () => {
         },
       },
     });
-    return { job: json, jobId, error: json.status?.errorResult?.message as string | undefined };
+    return { job: json, jobId, error: json.status?.errorResult?.message };
   };
   const rows = async (jobId: string, extra = "") => (await api("GET", `/queries/${jobId}?maxResults=1000${extra}`)).json;
   const table = (id: string, fields: unknown[], extra: Record<string, unknown> = {}) =>
@@ -81,7 +90,7 @@ describe("BigQueryEmulator", () => {
     const first = await rows(jobId);
     expect(first.totalRows).toBe("2500");
     expect(first.rows).toHaveLength(1000);
-    expect(first.rows[0].f[0].v).toBe("9007199254740993");
+    expect(first.rows?.[0]?.f[0]?.v).toBe("9007199254740993");
     const third = await rows(jobId, "&pageToken=2000");
     expect(third.rows).toHaveLength(500);
     expect(third.pageToken).toBeUndefined();
@@ -92,9 +101,9 @@ describe("BigQueryEmulator", () => {
     await table("ci", [{ name: "c", type: "STRING", collation: "und:ci" }]);
     await emulator.database.query(`INSERT INTO "d"."ci" VALUES ('B'), ('a')`);
     const bytes = await query("SELECT CAST(MAX(CAST(`c` AS BYTES)) AS STRING) AS v FROM `d`.`ci`");
-    expect((await rows(bytes.jobId)).rows[0].f[0].v).toBe("a");
+    expect((await rows(bytes.jobId)).rows?.[0]?.f[0]?.v).toBe("a");
     const plain = await query("SELECT CAST(MAX(`c`) AS STRING) AS v FROM `d`.`ci`");
-    expect((await rows(plain.jobId)).rows[0].f[0].v).toBe("B");
+    expect((await rows(plain.jobId)).rows?.[0]?.f[0]?.v).toBe("B");
   });
 
   it("drops a table once it expired", async () => {
@@ -132,11 +141,11 @@ describe("BigQueryEmulator", () => {
     });
     const { status, json } = await api("GET", "/datasets/d/tables/t");
     expect(status).toBe(503);
-    expect(json.error.errors[0].reason).toBe("backendError");
+    expect(json.error?.errors[0]?.reason).toBe("backendError");
     emulator.failures.failNext(requestMatching({ operation: "jobs.insert", shape: "delete_range" }), "Exceeded rate limits", {
       reason: "rateLimitExceeded",
     });
     const { job } = await query("DELETE FROM `d`.`t` WHERE TRUE");
-    expect(job.status.errorResult).toMatchObject({ reason: "rateLimitExceeded", message: "Exceeded rate limits" });
+    expect(job.status?.errorResult).toMatchObject({ reason: "rateLimitExceeded", message: "Exceeded rate limits" });
   });
 });
