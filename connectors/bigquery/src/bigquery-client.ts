@@ -15,8 +15,8 @@ export interface ClientSettings {
 
 /**
  * The official client. With a custom endpoint it authenticates only when told to
- * (`useAuthWithCustomEndpoint`), and its own request retries are off: sqlload retries jobs
- * itself, with a job id per attempt, so a retried commit can never run twice.
+ * (`useAuthWithCustomEndpoint`). Its own retries of failed requests stay on: sqlload names every
+ * job, so a retried `jobs.insert` finds the job it started (409) instead of starting another.
  */
 export function openClient(settings: ClientSettings): BigQuery {
   const authClient = settings.accessToken ? fixedTokenClient(settings.accessToken) : undefined;
@@ -26,8 +26,6 @@ export function openClient(settings: ClientSettings): BigQuery {
     ...(settings.keyfile ? { keyFilename: settings.keyfile } : {}),
     ...(settings.apiEndpoint ? { apiEndpoint: settings.apiEndpoint, useAuthWithCustomEndpoint: true } : {}),
     ...(authClient ? { authClient } : {}),
-    autoRetry: false,
-    maxRetries: 0,
   });
 }
 

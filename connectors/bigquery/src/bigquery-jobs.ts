@@ -29,6 +29,39 @@ export interface JobSettings {
   readonly pollMs?: number | undefined;
 }
 
+/**
+ * The job id of each attempt. A request that failed before BigQuery answered (a socket error, a
+ * 5xx) is sent again with the same id, so a job that did start is found (409) instead of run
+ * twice; a job that ran and failed gets a new id, since BigQuery rolled it back.
+ */
+class JobIds {
+  current: string;
+
+  constructor(private readonly prefix: string) {
+    this.current = `${prefix}${randomUUID()}`;
+  }
+
+  /** After an insert failed: true when the job exists already (409), to be fetched; else throw it. */
+  settle(error: unknown): boolean {
+    const e = error as { code?: unknown; response?: { jobReference?: unknown } } | null;
+    if (e?.response?.jobReference) {
+      this.current = `${this.prefix}${randomUUID()}`; // the job ran and failed
+      return false;
+    }
+    return e?.code === 409;
+  }
+
+  /** Runs the wait for a job; when the job itself failed, the next attempt is a new job. */
+  async track<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { jobFailed?: boolean }).jobFailed) this.current = `${this.prefix}${randomUUID()}`;
+      throw error;
+    }
+  }
+}
+
 type JobMetadata = {
   status?: { state?: string; errorResult?: { reason?: string; message?: string }; errors?: unknown[] };
   statistics?: { totalBytesProcessed?: string; query?: { totalBytesProcessed?: string } };
@@ -67,13 +100,25 @@ export class BigQueryJobs {
       labels: { ...this.settings.labels },
       ...(options.dryRun ? { dryRun: true } : {}),
     };
+    const ids = new JobIds("sqlload_");
     return withRetries(this.settings.retry ?? DEFAULT_RETRY, async () => {
-      const [job, metadata] = await this.client.createJob({
-        configuration,
-        jobId: `sqlload_${randomUUID()}`,
-        ...(this.settings.location ? { location: this.settings.location } : {}),
-      } as Parameters<BigQuery["createJob"]>[0]);
-      const done = options.dryRun ? (metadata as JobMetadata) : await this.wait(job, metadata as JobMetadata);
+      const jobId = ids.current;
+      const location = this.settings.location ? { location: this.settings.location } : {};
+      let job: Job;
+      let metadata: JobMetadata;
+      try {
+        [job, metadata] = (await this.client.createJob({
+          configuration,
+          jobId,
+          ...location,
+        } as Parameters<BigQuery["createJob"]>[0])) as unknown as [Job, JobMetadata];
+      } catch (error) {
+        if (!ids.settle(error)) throw error;
+        // An earlier attempt of this id reached BigQuery before its answer was lost: it is that job.
+        job = this.client.job(jobId, location);
+        [metadata] = (await job.getMetadata()) as unknown as [JobMetadata];
+      }
+      const done = options.dryRun ? metadata : await ids.track(() => this.wait(job, metadata));
       const bytes = done.statistics?.query?.totalBytesProcessed ?? done.statistics?.totalBytesProcessed;
       const result = options.dryRun ? { fields: [], rows: [] } : await this.results(job);
       return { ...result, ...(bytes !== undefined ? { totalBytesProcessed: BigInt(bytes) } : {}) };
@@ -83,31 +128,38 @@ export class BigQueryJobs {
   /** Loads a newline-delimited JSON file into a table (appending) with a load job from an upload, carrying the labels. */
   async loadNdjson(dataset: string, table: string, file: string, schema: readonly FieldSchema[]): Promise<void> {
     const project = (this.client as unknown as { projectId: string }).projectId;
+    const ids = new JobIds("sqlload_load_");
     await withRetries(this.settings.retry ?? DEFAULT_RETRY, async () => {
-      const resource = await uploadLoadJob(
-        this.client,
-        {
-          jobReference: {
-            projectId: project,
-            jobId: `sqlload_load_${randomUUID()}`,
-            ...(this.settings.location ? { location: this.settings.location } : {}),
-          },
-          configuration: {
-            load: {
-              destinationTable: { projectId: project, datasetId: dataset, tableId: table },
-              sourceFormat: "NEWLINE_DELIMITED_JSON",
-              schema: { fields: schema },
-              writeDisposition: "WRITE_APPEND",
-              createDisposition: "CREATE_NEVER",
+      const jobId = ids.current;
+      const location = this.settings.location ? { location: this.settings.location } : {};
+      let resource: JobMetadata & { jobReference?: { jobId: string; location?: string } };
+      try {
+        resource = await uploadLoadJob(
+          this.client,
+          {
+            jobReference: { projectId: project, jobId, ...location },
+            configuration: {
+              load: {
+                destinationTable: { projectId: project, datasetId: dataset, tableId: table },
+                sourceFormat: "NEWLINE_DELIMITED_JSON",
+                schema: { fields: schema },
+                writeDisposition: "WRITE_APPEND",
+                createDisposition: "CREATE_NEVER",
+              },
+              labels: { ...this.settings.labels },
             },
-            labels: { ...this.settings.labels },
           },
-        },
-        file,
+          file,
+        );
+      } catch (error) {
+        if (!ids.settle(error)) throw error;
+        [resource] = (await this.client.job(jobId, location).getMetadata()) as unknown as [JobMetadata];
+      }
+      const job = this.client.job(
+        jobId,
+        resource.jobReference?.location ? { location: resource.jobReference.location } : location,
       );
-      const reference = resource.jobReference as { jobId: string; location?: string };
-      const job = this.client.job(reference.jobId, reference.location ? { location: reference.location } : {});
-      await this.wait(job, resource as JobMetadata);
+      await ids.track(() => this.wait(job, resource));
     });
   }
 
@@ -124,6 +176,7 @@ export class BigQueryJobs {
       throw Object.assign(new Error(error.message ?? "BigQuery job failed"), {
         errors: current.status?.errors ?? [error],
         reason: error.reason,
+        jobFailed: true,
       });
     }
     return current;

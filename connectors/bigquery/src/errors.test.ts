@@ -46,13 +46,14 @@ describe("BigQuery errors", () => {
     });
   }
 
-  it("runs a failed job again only when BigQuery rolled it back for a passing cause", () => {
+  it("tries a job again only for causes that pass", () => {
     expect(retryableJobError(apiError("rateLimitExceeded"))).toBe(true);
     expect(retryableJobError(apiError("backendError"))).toBe(true);
     expect(retryableJobError(apiError("invalidQuery", 400, "Transaction is aborted due to concurrent update"))).toBe(true);
+    expect(retryableJobError(Object.assign(new Error("unavailable"), { code: 503 }))).toBe(true);
+    expect(retryableJobError(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }))).toBe(true);
     expect(retryableJobError(apiError("invalid"))).toBe(false);
-    // A socket error has no job result: whether the job ran is unknown, so it is not run again here.
-    expect(retryableJobError(Object.assign(new Error("reset"), { code: 503 }))).toBe(false);
+    expect(retryableJobError(apiError("accessDenied", 403))).toBe(false);
   });
 
   it("never shows a token or a key", () => {

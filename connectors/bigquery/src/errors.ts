@@ -1,4 +1,4 @@
-import { type SqlloadError, toVendorSqlloadError, type VendorErrorKind } from "@sqlload/core";
+import { nodeSocketErrorKind, type SqlloadError, toVendorSqlloadError, type VendorErrorKind } from "@sqlload/core";
 
 /**
  * BigQuery's error `reason`s (https://cloud.google.com/bigquery/docs/error-messages), by kind.
@@ -63,10 +63,14 @@ export function bigqueryErrorKind(error: unknown): VendorErrorKind {
   return "unknown";
 }
 
-/** Whether a failed job may be run again as it was: BigQuery rolled it back, and the cause passes. */
+/**
+ * Whether a failed job may be tried again: the cause passes (rate limits, backend errors, a
+ * concurrent-update abort, a lost connection). A job that ran and failed was rolled back; one
+ * whose answer was lost is sent again under its own id (see JobIds), so nothing runs twice.
+ */
 export function retryableJobError(error: unknown): boolean {
-  const kind = bigqueryErrorKind(error);
-  return kind === "rate_limit" || kind === "conflict" || (kind === "connection" && bigqueryReasons(error).length > 0);
+  const kind = nodeSocketErrorKind(error) ?? bigqueryErrorKind(error);
+  return kind === "rate_limit" || kind === "conflict" || kind === "connection" || kind === "timeout";
 }
 
 /** Access tokens and key material never reach a message. */

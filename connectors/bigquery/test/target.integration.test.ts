@@ -52,6 +52,22 @@ describe("BigQuery target against the emulator", () => {
     expect(await readTable(readerFor(options()), ref.schema, "t")).toEqual([{ id: 1n, c: "a" }]);
   });
 
+  it("commits once when the answer to the commit script is lost: the retry finds the job by its id", async () => {
+    const { target, ref } = await fresh();
+    const record = { runId: "r1", table: `${ref.schema}.t`, at: "2026-10-12T16:00:00Z", formatVersion: 1, body: "{}" };
+    const ensured = await target.ensureTable(ref, columns, {});
+    const unit = await target.begin(ref, { strategy: "append", columns: ensured });
+    await unit.write(batchFromRows(columns, [{ id: 1n, c: "a" }]));
+    await unit.appendRunLog(record);
+    const script = requestMatching({ operation: "jobs.insert", shape: "insert_select" });
+    emulator.loseNextAnswer(script);
+    const before = emulator.failures.requests.length;
+    await unit.commit();
+    expect(emulator.failures.requests.slice(before).filter(script)).toHaveLength(2);
+    expect(await readTable(readerFor(options()), ref.schema, "t")).toEqual([{ id: 1n, c: "a" }]);
+    expect(await target.readRunLog(ref)).toEqual([record]);
+  });
+
   it("fails for good on an invalid job, lands nothing and drops its stage", async () => {
     const { target, ref, schema } = await fresh();
     emulator.failures.failNext(requestMatching({ operation: "jobs.insert", shape: "insert_select" }), "Invalid value", {

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { DuckDBValue } from "@duckdb/node-api";
 import { EmulatorDatabase, type StatementResult } from "../duckdb-executor.js";
 import { EmulatorError } from "../emulator-error.js";
-import { FailureInjector } from "../failure-injection.js";
+import { FailureInjector, type RequestMatcher } from "../failure-injection.js";
 import { matchStatement, splitStatements } from "../statement-shapes.js";
 import { BigQueryCatalog, duckIdent, duckTable, type Field, type TableResource } from "./bigquery-catalog.js";
 import { bigqueryShapes, type Translated } from "./bigquery-sql.js";
@@ -42,6 +42,7 @@ export class BigQueryEmulator {
   private server: Server | undefined;
   /** Every job's configuration as received, for assertions (labels, statements). */
   readonly jobLog: Record<string, unknown>[] = [];
+  private readonly lostAnswers: RequestMatcher[] = [];
 
   private constructor(readonly database: EmulatorDatabase) {
     this.catalog = new BigQueryCatalog(database);
@@ -51,6 +52,14 @@ export class BigQueryEmulator {
     const emulator = new BigQueryEmulator(await EmulatorDatabase.open());
     await emulator.listen(options.port ?? 0);
     return emulator;
+  }
+
+  /**
+   * Runs the next matching `jobs.insert` to completion, then answers 503 as if the answer were
+   * lost on the way: the client cannot tell whether the job started (see how it retries).
+   */
+  loseNextAnswer(match: RequestMatcher): void {
+    this.lostAnswers.push(match);
   }
 
   get endpoint(): string {
@@ -230,6 +239,12 @@ export class BigQueryEmulator {
       record = { resource: { ...base, status: { state: "DONE", errorResult, errors: [errorResult] } }, fields: [], rows: [] };
     }
     this.jobs.set(reference.jobId, record);
+    const info = { protocol: "bigquery", operation: "jobs.insert", shapes: matched.map((m) => m.shape.name) };
+    const lost = this.lostAnswers.findIndex((match) => match(info));
+    if (lost >= 0) {
+      this.lostAnswers.splice(lost, 1);
+      throw Object.assign(new Error("The service is currently unavailable."), { status: 503, reason: "backendError" });
+    }
     return record.resource;
   }
 
