@@ -185,8 +185,6 @@ export class BigQueryEmulator {
       jobId: string;
       location: string;
     };
-    if (this.jobs.has(reference.jobId))
-      throw Object.assign(new Error(`Already Exists: Job ${project}:${reference.jobId}`), { status: 409, reason: "duplicate" });
     if (!query?.query)
       throw Object.assign(new Error("the emulator runs query and load jobs only"), { status: 400, reason: "invalid" });
     let matched: { shape: (typeof bigqueryShapes)[number]; match: RegExpExecArray }[] = [];
@@ -205,6 +203,9 @@ export class BigQueryEmulator {
         statement: query.query,
       }),
     );
+    if (this.jobs.has(reference.jobId)) {
+      throw Object.assign(new Error(`Already Exists: Job ${project}:${reference.jobId}`), { status: 409, reason: "duplicate" });
+    }
     this.jobLog.push(configuration);
     const base = {
       kind: "bigquery#job",
