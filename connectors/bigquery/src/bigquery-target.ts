@@ -3,6 +3,7 @@ import {
   type CommitUnit,
   type CommitUnitOptions,
   type CursorKind,
+  type CursorRange,
   type CursorValue,
   defaultTargetCapabilities,
   type EnsureTableOptions,
@@ -11,6 +12,7 @@ import {
   parseDateDays,
   RUN_LOG_TABLE,
   type RunLogRow,
+  rangePredicate,
   SqlloadError,
   type TargetCapabilities,
   type TargetConnection,
@@ -29,7 +31,7 @@ import {
 } from "./bigquery-catalog.js";
 import { collationNotes } from "./bigquery-collation.js";
 import { BigQueryCommitUnit } from "./bigquery-commit-unit.js";
-import { type CursorColumnType, qualifiedTable, quoteIdentifier } from "./bigquery-dialect.js";
+import { type CursorColumnType, qualifiedTable, quoteIdentifier, rangeDialect } from "./bigquery-dialect.js";
 import type { BigQueryJobs } from "./bigquery-jobs.js";
 import { tableLayout } from "./bigquery-layout.js";
 import { acquireLock, DEFAULT_LOCK_TIMING, LOCK_FIELDS, LOCK_TABLE, type LockTiming } from "./bigquery-lock.js";
@@ -209,21 +211,36 @@ export class BigQueryTarget implements TargetConnection {
   }
 
   /**
-   * Lines for `plan` (core has no target hook for them yet): collations that are set on the
-   * table or dataset, and what a range delete from `from` would scan, by BigQuery's dry run.
+   * Lines for `plan` (core has no target hook for them yet; the runner can call this): the
+   * collations set on the table or its dataset, and what deleting `range` would scan, by
+   * BigQuery's dry run (free; it bills nothing).
    */
-  planNotes(ref: TargetTableRef, cursor?: { readonly column: string; readonly predicate?: string }): Promise<string[]> {
+  planNotes(
+    ref: TargetTableRef,
+    options: {
+      readonly cursor?: { readonly column: string; readonly kind: CursorKind } | undefined;
+      readonly range?: CursorRange | undefined;
+      readonly includeNulls?: boolean | undefined;
+    } = {},
+  ): Promise<string[]> {
     return this.guard(ref, "planning", async () => {
       const dataset = this.dataset(ref);
       const table = await getTable(this.jobs.client, dataset, ref.name);
-      const notes = collationNotes(table, await datasetCollation(this.jobs.client, dataset), cursor?.column);
-      if (table && cursor?.predicate) {
+      const notes = collationNotes(table, await datasetCollation(this.jobs.client, dataset), options.cursor?.column);
+      const field = table?.schema?.fields?.find((f) => f.name === options.cursor?.column);
+      if (options.cursor && options.range && field) {
+        const predicate = rangePredicate(rangeDialect(field.type as CursorColumnType), {
+          column: options.cursor.column,
+          kind: options.cursor.kind,
+          range: options.range,
+          includeNulls: options.includeNulls === true,
+        });
         const dry = await this.jobs.query(
-          `DELETE FROM ${qualifiedTable(dataset, ref.name)} WHERE ${cursor.predicate}`,
+          `DELETE FROM ${qualifiedTable(dataset, ref.name)} WHERE ${predicate}`,
           {},
           { dryRun: true },
         );
-        if (dry.totalBytesProcessed !== undefined) notes.push(`range delete scans ${dry.totalBytesProcessed} bytes`);
+        if (dry.totalBytesProcessed !== undefined) notes.push(`the range delete scans ${dry.totalBytesProcessed} bytes`);
       }
       return notes;
     });
