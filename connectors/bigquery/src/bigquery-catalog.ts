@@ -6,12 +6,13 @@ export interface TableMetadata {
   readonly schema?: { readonly fields?: readonly FieldSchema[] };
   readonly defaultCollation?: string;
   readonly etag?: string;
+  readonly timePartitioning?: { readonly type: string; readonly field?: string };
 }
 
 /** What a new table is created with (`tables.insert`). */
 export interface NewTable {
   readonly fields: readonly FieldSchema[];
-  readonly timePartitioning?: { readonly type: "DAY"; readonly field: string } | undefined;
+  readonly timePartitioning?: { readonly type: string; readonly field: string } | undefined;
   readonly clustering?: { readonly fields: readonly string[] } | undefined;
   /** Milliseconds since the epoch after which BigQuery deletes the table by itself. */
   readonly expirationTime?: number | undefined;

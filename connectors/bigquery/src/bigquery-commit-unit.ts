@@ -13,7 +13,7 @@ import {
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
-import { createTable, deleteTable } from "./bigquery-catalog.js";
+import { createTable, deleteTable, type NewTable, type TableMetadata } from "./bigquery-catalog.js";
 import { commitScript, swapSql } from "./bigquery-commit-script.js";
 import { type CursorColumnType, qualifiedTable, rangeDialect } from "./bigquery-dialect.js";
 import type { BigQueryJobs } from "./bigquery-jobs.js";
@@ -29,6 +29,8 @@ export interface UnitContext {
   readonly jobs: BigQueryJobs;
   readonly dataset: string;
   readonly ref: TargetTableRef;
+  /** For a replace: the table it replaces (null when there is none yet). */
+  readonly replaced?: TableMetadata | null | undefined;
   /** The cursor column's stored type, when the table has one. */
   readonly cursorType?: CursorColumnType | undefined;
   readonly partition: boolean;
@@ -156,11 +158,7 @@ export class BigQueryCommitUnit implements CommitUnit {
     const replace = this.options.strategy === "replace";
     const name = auxName(replace ? "build" : "stage", this.context.ref.name);
     const layout = replace
-      ? tableLayout(this.columns, {
-          cursor: this.options.cursor,
-          primaryKey: this.options.primaryKey,
-          partition: this.context.partition,
-        })
+      ? this.buildLayout()
       : {
           fields: this.columns.map(
             (c) => ({ ...fieldOf(c), mode: fieldOf(c).mode === "REPEATED" ? "REPEATED" : "NULLABLE" }) as FieldSchema,
@@ -173,6 +171,26 @@ export class BigQueryCommitUnit implements CommitUnit {
     });
     this.stage = { name, fields: layout.fields };
     return this.stage;
+  }
+
+  /**
+   * The build of a replace: laid out for the cursor and keys, but partitioned as the table it
+   * replaces while that partitioning still fits the columns, since BigQuery refuses to replace a
+   * table with one partitioned otherwise (the error then says to drop the table by hand).
+   */
+  private buildLayout(): NewTable {
+    const layout = tableLayout(this.columns, {
+      cursor: this.options.cursor,
+      primaryKey: this.options.primaryKey,
+      partition: this.context.partition,
+    });
+    const replaced = this.context.replaced;
+    if (!replaced) return layout;
+    const kept = replaced.timePartitioning;
+    const field = kept?.field ? layout.fields.find((f) => f.name === kept.field) : undefined;
+    const fits = field && field.mode !== "REPEATED" && ["DATE", "TIMESTAMP", "DATETIME"].includes(field.type);
+    if (!kept) return { ...layout, timePartitioning: undefined };
+    return fits ? { ...layout, timePartitioning: { type: kept.type, field: field.name } } : layout;
   }
 
   private async dropStage(): Promise<void> {

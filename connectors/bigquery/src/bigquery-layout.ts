@@ -36,7 +36,7 @@ export function tableLayout(columns: readonly Column[], options: LayoutOptions):
     .map((f) => f.name);
   return {
     fields,
-    ...(partitioned ? { timePartitioning: { type: "DAY", field: cursorField.name } as const } : {}),
+    ...(partitioned ? { timePartitioning: { type: "DAY", field: cursorField.name } } : {}),
     ...(cluster.length > 0 ? { clustering: { fields: cluster } } : {}),
   };
 }

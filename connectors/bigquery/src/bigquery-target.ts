@@ -160,14 +160,15 @@ export class BigQueryTarget implements TargetConnection {
       return await this.guard(ref, "starting a commit on", async () => {
         const dataset = this.dataset(ref);
         await this.prepareDataset(dataset);
-        const table = options.strategy === "replace" ? null : await getTable(this.jobs.client, dataset, ref.name);
+        const table = await getTable(this.jobs.client, dataset, ref.name);
         const cursorField = options.cursor ? table?.schema?.fields?.find((f) => f.name === options.cursor?.column) : undefined;
         return new BigQueryCommitUnit(
           {
             jobs: this.jobs,
             dataset,
             ref,
-            cursorType: cursorField?.type as CursorColumnType | undefined,
+            cursorType: options.strategy === "replace" ? undefined : (cursorField?.type as CursorColumnType | undefined),
+            replaced: options.strategy === "replace" ? table : undefined,
             partition: this.options.partitionByCursor !== false,
             labels: this.options.labels ?? {},
             flushBytes: this.options.flushBytes,

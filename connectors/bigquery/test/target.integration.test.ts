@@ -91,6 +91,26 @@ describe("BigQuery target against the emulator", () => {
     expect((await readTable(readerFor(options()), schema, "t"))?.length).toBe(50);
   });
 
+  it("replaces a table with a build partitioned as the table is, which BigQuery requires of CREATE OR REPLACE", async () => {
+    const timed: Column[] = [
+      { name: "id", type: { kind: "int64" }, nullable: false },
+      { name: "at", type: { kind: "timestamptz" }, nullable: true },
+    ];
+    for (const [created, replacing] of [
+      [{ column: "at", kind: "timestamp" }, undefined],
+      [undefined, { column: "at", kind: "timestamp" }],
+    ] as const) {
+      const { target, ref, schema } = await fresh();
+      await target.ensureTable(ref, timed, { cursor: created });
+      const unit = await target.begin(ref, { strategy: "replace", columns: timed, cursor: replacing });
+      await unit.write(batchFromRows(timed, [{ id: 1n, at: "2026-10-12T16:00:00Z" }]));
+      await unit.commit();
+      const table = await emulator.catalog.requireTable(schema, "t");
+      expect(table.timePartitioning).toEqual(created ? { type: "DAY", field: "at" } : undefined);
+      expect(await readTable(readerFor(options()), schema, "t")).toEqual([{ id: 1n, at: 1_791_820_800_000_000n }]);
+    }
+  });
+
   it("fails for good on an invalid job, lands nothing and drops its stage", async () => {
     const { target, ref, schema } = await fresh();
     emulator.failures.failNext(requestMatching({ operation: "jobs.insert", shape: "insert_select" }), "Invalid value", {

@@ -252,9 +252,19 @@ export class BigQueryCatalog {
     return resource;
   }
 
-  /** `CREATE OR REPLACE TABLE t COPY source`: the rows, schema, partitioning and clustering, in one step. */
+  /**
+   * `CREATE OR REPLACE TABLE t COPY source`: the rows, schema, partitioning and clustering, in
+   * one step. As on BigQuery, a table partitioned otherwise than the source is not replaced.
+   */
   async copy(session: EmulatorSession, dataset: string, table: string, sourceDataset: string, source: string): Promise<void> {
     const from = await this.requireTable(sourceDataset, source);
+    const existing = await this.table(dataset, table);
+    if (existing && JSON.stringify(existing.timePartitioning ?? null) !== JSON.stringify(from.timePartitioning ?? null)) {
+      throw new EmulatorError(
+        "not_allowed",
+        "Cannot replace a table with a different partitioning spec. Instead, DROP the table, and then recreate it.",
+      );
+    }
     await session.run(`CREATE OR REPLACE TABLE ${duckTable(dataset, table)} AS FROM ${duckTable(sourceDataset, source)}`);
     this.tables.set(this.key(dataset, table), {
       ...from,
