@@ -202,6 +202,17 @@ describe("BigQuery target against the emulator", () => {
     expect(names).toEqual(["_sqlload_locks", "_sqlload_runs", `${auxPrefix("stage", "other")}live03`, "t"].sort());
   });
 
+  it("gives a table's lock to exactly one of two runs racing for it", async () => {
+    const { target, ref } = await fresh();
+    await target.ensureTable(ref, columns, {});
+    const other = await openTarget(options(), ref.schema);
+    const results = await Promise.allSettled([target.lockTable(ref), other.lockTable(ref)]);
+    const won = results.filter((r) => r.status === "fulfilled");
+    expect(won).toHaveLength(1);
+    expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "SL306" } });
+    await (won[0] as PromiseFulfilledResult<{ release(): Promise<void> }>).value.release();
+  });
+
   it("refuses a second lock on a table (SL306) until released; a killed run's lock expires", async () => {
     const { target, ref } = await fresh({ lock_ttl: 1 });
     const other = await openTarget(options({ lock_ttl: 1 }), ref.schema);
