@@ -113,7 +113,8 @@ export class BigQueryCommitUnit implements CommitUnit {
     } catch (error) {
       throw toBigQueryError(error, `committing ${this.label}`, this.label);
     } finally {
-      await this.dropStage();
+      // A stage that cannot be dropped now expires on its own, and the next run's lock sweeps it.
+      await this.dropStage().catch(() => undefined);
       rmSync(this.folder, { recursive: true, force: true });
       this.context.done();
     }
@@ -205,17 +206,19 @@ export class BigQueryCommitUnit implements CommitUnit {
   }
 
   private async runScript(): Promise<void> {
-    const table = qualifiedTable(this.context.dataset, this.context.ref.name);
-    const exists = this.context.cursorType !== undefined || this.options.columns.length > 0;
+    // A unit begun before its table existed (an empty window of a table only rows can describe) only logs.
+    const hasTable = this.options.columns.length > 0 || this.context.cursorType !== undefined;
+    const stage = hasTable && this.stage ? qualifiedTable(this.context.dataset, this.stage.name) : undefined;
+    const deletes = hasTable ? this.deletes : [];
+    if (!stage && deletes.length === 0 && this.log.length === 0) return;
     const script = commitScript({
-      table,
-      stage: this.stage && exists ? qualifiedTable(this.context.dataset, this.stage.name) : undefined,
+      table: qualifiedTable(this.context.dataset, this.context.ref.name),
+      stage,
       columns: this.columns.map((c) => c.name),
-      deletes: exists ? this.deletes : [],
+      deletes,
       merge: this.options.strategy === "merge" ? { keys: this.options.primaryKey ?? [] } : undefined,
       log: this.logStatements(),
     });
-    if (script.sql === "BEGIN TRANSACTION;\nCOMMIT TRANSACTION;") return;
     await this.context.jobs.query(script.sql, script.params);
   }
 

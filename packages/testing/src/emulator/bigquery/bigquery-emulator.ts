@@ -235,7 +235,8 @@ export class BigQueryEmulator {
       };
     } catch (error) {
       const e = error as HttpError;
-      const reason = e.reason ?? (e instanceof EmulatorError && e.kind === "conflict" ? "invalidQuery" : "invalidQuery");
+      // BigQuery reports a failed query, a concurrent-update abort included, under `invalidQuery`.
+      const reason = e.reason ?? "invalidQuery";
       const errorResult = { reason, message: e.message, location: "query" };
       record = { resource: { ...base, status: { state: "DONE", errorResult, errors: [errorResult] } }, fields: [], rows: [] };
     }
