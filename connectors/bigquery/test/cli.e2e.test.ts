@@ -74,6 +74,8 @@ describe.runIf(built)("sqlload from Postgres into BigQuery (built CLI, emulator)
     const table = await emulator.catalog.requireTable("raw", "app__orders");
     expect(table.timePartitioning).toEqual({ type: "DAY", field: "updated_at" });
     expect(table.clustering).toEqual({ fields: ["id"] });
+    const plan = await p.ok("plan");
+    expect(plan.stdout).toContain("2026-10-13 09:00:00.000000+00 (destination maximum)");
 
     // Incremental: the row at the maximum changes, one row is new, a late row before it is not read.
     await sql(`UPDATE orders SET note = 'changed at the maximum' WHERE id = 3;
