@@ -6,9 +6,11 @@ import { BigQueryJobs } from "../src/bigquery-jobs.js";
 import type { BigQueryTarget } from "../src/bigquery-target.js";
 import connector from "../src/index.js";
 
-// The client must never look for cloud credentials on this machine.
-process.env.GCE_METADATA_HOST ??= "127.0.0.1:9";
-process.env.METADATA_SERVER_DETECTION ??= "none";
+// Against the emulator only, the client must never look for cloud credentials (a metadata server).
+if (!process.env.SQLLOAD_BIGQUERY_PROJECT) {
+  process.env.GCE_METADATA_HOST ??= "127.0.0.1:9";
+  process.env.METADATA_SERVER_DETECTION ??= "none";
+}
 
 /**
  * Where the tests run: the emulator always; real BigQuery as well when SQLLOAD_BIGQUERY_PROJECT
