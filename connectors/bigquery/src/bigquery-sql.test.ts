@@ -1,0 +1,79 @@
+import { integerCursor, rangePredicate, textCursor, timestampCursor } from "@sqlload/core";
+import { describe, expect, it } from "vitest";
+import { commitScript, mergeSql, swapSql } from "./bigquery-commit-script.js";
+import { cursorLiteral, qualifiedTable, quoteIdentifier, rangeDialect, stringLiteral } from "./bigquery-dialect.js";
+import { tableLayout } from "./bigquery-layout.js";
+import { insertRunLogSql } from "./bigquery-run-log.js";
+
+describe("BigQuery SQL", () => {
+  it("quotes identifiers and escapes literals so nothing is reinterpreted", () => {
+    expect(quoteIdentifier("a`b\\c")).toBe("`a\\`b\\\\c`");
+    expect(qualifiedTable("raw", "t")).toBe("`raw`.`t`");
+    expect(stringLiteral("it's \\ é 😀\n")).toBe("'it\\'s \\\\ \\u00e9 \\U0001f600\\u000a'");
+  });
+
+  it("writes range bounds as literals (partition pruning), text as UTF-8 bytes", () => {
+    expect(cursorLiteral(timestampCursor(1_760_284_800_000_001n), "TIMESTAMP")).toBe("TIMESTAMP '2025-10-12 16:00:00.000001+00'");
+    expect(cursorLiteral(timestampCursor(0n), "DATETIME")).toBe("DATETIME '1970-01-01 00:00:00.000000'");
+    expect(cursorLiteral({ kind: "date", value: 1 }, "DATE")).toBe("DATE '1970-01-02'");
+    expect(cursorLiteral(integerCursor(2n ** 63n - 1n), "INT64")).toBe("9223372036854775807");
+    const predicate = rangePredicate(rangeDialect("STRING"), {
+      column: "c",
+      kind: "text",
+      range: { from: textCursor("B1"), to: textCursor("a9") },
+      includeNulls: false,
+    });
+    expect(predicate).toBe("CAST(`c` AS BYTES) >= CAST('B1' AS BYTES) AND CAST(`c` AS BYTES) < CAST('a9' AS BYTES)");
+  });
+
+  it("builds one transaction: deletes, rows from the stage, run log, commit", () => {
+    const log = insertRunLogSql(
+      "raw",
+      "t",
+      { runId: "r", table: "raw.t", at: "2026-01-01T00:00:00Z", formatVersion: 1, body: "{}" },
+      "0",
+    );
+    const script = commitScript({
+      table: "`raw`.`t`",
+      stage: "`raw`.`s`",
+      columns: ["id", "v"],
+      deletes: ["`c` >= 1"],
+      log: [log],
+    });
+    expect(script.sql.split(";\n")).toEqual([
+      "BEGIN TRANSACTION",
+      "DELETE FROM `raw`.`t` WHERE `c` >= 1",
+      "INSERT INTO `raw`.`t` (`id`, `v`) SELECT `id`, `v` FROM `raw`.`s`",
+      "INSERT INTO `raw`.`_sqlload_runs` (seq, run_id, table_name, target_name, `at`, format_version, body) SELECT COALESCE(MAX(seq), 0) + 1, @run_id_0, @table_name_0, @target_name_0, @at_0, @format_version_0, @body_0 FROM `raw`.`_sqlload_runs`",
+      "COMMIT TRANSACTION;",
+    ]);
+    expect(script.params.format_version_0).toEqual({ type: "INT64", value: "1" });
+  });
+
+  it("merges on the keys, updating only the other columns, and swaps with one statement", () => {
+    expect(mergeSql("`d`.`t`", "`d`.`s`", ["id", "v"], ["id"])).toBe(
+      "MERGE `d`.`t` AS target USING `d`.`s` AS stage ON target.`id` = stage.`id` WHEN MATCHED THEN UPDATE SET `v` = stage.`v` WHEN NOT MATCHED THEN INSERT (`id`, `v`) VALUES (stage.`id`, stage.`v`)",
+    );
+    expect(mergeSql("`d`.`t`", "`d`.`s`", ["id"], ["id"])).not.toContain("WHEN MATCHED");
+    expect(swapSql("`d`.`t`", "`d`.`b`")).toBe("CREATE OR REPLACE TABLE `d`.`t` COPY `d`.`b`");
+  });
+
+  it("partitions by a date or timestamp cursor and clusters on the primary key", () => {
+    const columns = [
+      { name: "id", type: { kind: "int64" }, nullable: false },
+      { name: "at", type: { kind: "timestamptz" }, nullable: false },
+      { name: "f", type: { kind: "float64" }, nullable: true },
+    ] as const;
+    const layout = tableLayout(columns, {
+      cursor: { column: "at", kind: "timestamp" },
+      primaryKey: ["id", "f"],
+      partition: true,
+    });
+    expect(layout.timePartitioning).toEqual({ type: "DAY", field: "at" });
+    expect(layout.clustering).toEqual({ fields: ["id"] });
+    expect(tableLayout(columns, { cursor: { column: "id", kind: "integer" }, partition: true }).timePartitioning).toBeUndefined();
+    expect(
+      tableLayout(columns, { cursor: { column: "at", kind: "timestamp" }, partition: false }).timePartitioning,
+    ).toBeUndefined();
+  });
+});

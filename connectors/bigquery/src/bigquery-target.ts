@@ -1,0 +1,314 @@
+import {
+  type Column,
+  type CommitUnit,
+  type CommitUnitOptions,
+  type CursorKind,
+  type CursorRange,
+  type CursorValue,
+  defaultTargetCapabilities,
+  type EnsureTableOptions,
+  formatLogicalType,
+  formatTargetTable,
+  parseDateDays,
+  RUN_LOG_TABLE,
+  type RunLogRow,
+  rangePredicate,
+  SqlloadError,
+  type TargetCapabilities,
+  type TargetConnection,
+  type TargetTableInfo,
+  type TargetTableRef,
+} from "@sqlload/core";
+import {
+  createTable,
+  datasetCollation,
+  deleteTable,
+  ensureDataset,
+  getTable,
+  patchSchema,
+  type TableMetadata,
+  tablesStartingWith,
+} from "./bigquery-catalog.js";
+import { collationNotes } from "./bigquery-collation.js";
+import { BigQueryCommitUnit } from "./bigquery-commit-unit.js";
+import { type CursorColumnType, qualifiedTable, quoteIdentifier, rangeDialect } from "./bigquery-dialect.js";
+import type { BigQueryJobs } from "./bigquery-jobs.js";
+import { tableLayout } from "./bigquery-layout.js";
+import { acquireLock, DEFAULT_LOCK_TIMING, LOCK_FIELDS, LOCK_TABLE, type LockTiming } from "./bigquery-lock.js";
+import { RUN_LOG_FIELDS, selectRunLog } from "./bigquery-run-log.js";
+import { auxPrefix } from "./bigquery-stage.js";
+import { columnOf, type FieldSchema, fieldFits, fieldOf, typeSql } from "./bigquery-types.js";
+import { toBigQueryError } from "./errors.js";
+
+export interface BigQueryTargetOptions {
+  readonly location?: string | undefined;
+  /** The dataset the target's default schema lands in, when it is not named like the schema. */
+  readonly datasetFor?: ((schema: string) => string) | undefined;
+  readonly labels?: Readonly<Record<string, string>> | undefined;
+  /** Partition new tables by a date or timestamp cursor (default true). */
+  readonly partitionByCursor?: boolean | undefined;
+  readonly lockTiming?: LockTiming | undefined;
+  readonly flushBytes?: number | undefined;
+}
+
+/**
+ * The BigQuery target: commit model `transactional`, each unit one multi-statement
+ * transaction (see BigQueryCommitUnit). BigQuery aborts one of two transactions that change a
+ * table at once, so units of one table run one at a time in this process, and `lockTable`
+ * keeps other processes away.
+ */
+export class BigQueryTarget implements TargetConnection {
+  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+  private readonly datasets = new Set<string>();
+  private readonly tableTurns = new Map<string, Promise<void>>();
+
+  constructor(
+    readonly jobs: BigQueryJobs,
+    private readonly options: BigQueryTargetOptions = {},
+  ) {}
+
+  private dataset(ref: TargetTableRef): string {
+    return this.options.datasetFor?.(ref.schema) ?? ref.schema;
+  }
+
+  describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
+    return this.guard(ref, "reading the columns of", async () => {
+      const table = await getTable(this.jobs.client, this.dataset(ref), ref.name);
+      return table ? { columns: (table.schema?.fields ?? []).map(columnOf) } : null;
+    });
+  }
+
+  /** The maximum read as text or integer microseconds (never a JS number), text by code point. */
+  maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
+    return this.guard(ref, "reading the maximum of", async () => {
+      const table = await getTable(this.jobs.client, this.dataset(ref), ref.name);
+      const field = table?.schema?.fields?.find((f) => f.name === column);
+      if (!table || !field) return null;
+      const expression = maxExpression(quoteIdentifier(field.name), field, kind);
+      if (!expression) {
+        throw new SqlloadError(
+          "SL302",
+          `table ${formatTargetTable(ref)} column "${field.name}" is ${typeSql(field)} in BigQuery (${formatLogicalType(columnOf(field).type)}), not a ${kind} cursor`,
+          { table: formatTargetTable(ref) },
+        );
+      }
+      const result = await this.jobs.query(`SELECT ${expression} AS v FROM ${qualifiedTable(this.dataset(ref), ref.name)}`);
+      const value = result.rows[0]?.v;
+      if (value === null || value === undefined) return null;
+      switch (kind) {
+        case "integer":
+          return { kind, value: BigInt(value as string) };
+        case "date":
+          return { kind, value: parseDateDays(String(value)) as number };
+        case "timestamp":
+          return { kind, value: value as bigint };
+        case "text":
+          return { kind, value: String(value) };
+      }
+    });
+  }
+
+  /**
+   * Creates the table (partitioned by a date or timestamp cursor, clustered on the primary key)
+   * or adds the columns it lacks and relaxes REQUIRED ones the source now allows NULL in, after
+   * every column was checked, so a changed type (SL302) alters nothing. This is DDL, outside any
+   * unit: BigQuery allows no permanent-table DDL inside a transaction.
+   */
+  ensureTable(ref: TargetTableRef, columns: readonly Column[], options: EnsureTableOptions): Promise<readonly Column[]> {
+    return this.guard(ref, "creating or evolving", async () => {
+      const dataset = this.dataset(ref);
+      await this.prepareDataset(dataset);
+      const existing = await getTable(this.jobs.client, dataset, ref.name);
+      if (!existing) {
+        const layout = tableLayout(columns, {
+          cursor: options.cursor,
+          primaryKey: options.primaryKey,
+          partition: this.options.partitionByCursor !== false,
+        });
+        await createTable(this.jobs.client, dataset, ref.name, { ...layout, labels: this.options.labels });
+      } else {
+        const fields = [...(existing.schema?.fields ?? [])];
+        let changed = false;
+        for (const column of columns) {
+          const wanted = fieldOf(column);
+          const index = fields.findIndex((f) => f.name === column.name);
+          const found = fields[index];
+          if (!found) {
+            fields.push({ ...wanted, mode: wanted.mode === "REPEATED" ? "REPEATED" : "NULLABLE" });
+            changed = true;
+          } else if (!fieldFits(found, wanted)) {
+            throw new SqlloadError(
+              "SL302",
+              `table ${formatTargetTable(ref)} column "${found.name}" changed type from ${formatLogicalType(columnOf(found).type)} to ${formatLogicalType(column.type)} (the BigQuery column is ${typeSql(found)}, which cannot hold ${typeSql(wanted)} values)`,
+              { table: formatTargetTable(ref) },
+            );
+          } else if (column.nullable && found.mode === "REQUIRED") {
+            fields[index] = { ...found, mode: "NULLABLE" };
+            changed = true;
+          }
+        }
+        if (changed) await patchSchema(this.jobs.client, dataset, ref.name, fields);
+      }
+      const after = await getTable(this.jobs.client, dataset, ref.name);
+      return (after?.schema?.fields ?? []).map(columnOf);
+    });
+  }
+
+  async begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
+    const done = await this.takeTurn(ref);
+    try {
+      return await this.guard(ref, "starting a commit on", async () => {
+        const dataset = this.dataset(ref);
+        await this.prepareDataset(dataset);
+        const table = await getTable(this.jobs.client, dataset, ref.name);
+        const cursorField = options.cursor ? table?.schema?.fields?.find((f) => f.name === options.cursor?.column) : undefined;
+        return new BigQueryCommitUnit(
+          {
+            jobs: this.jobs,
+            dataset,
+            ref,
+            cursorType: options.strategy === "replace" ? undefined : (cursorField?.type as CursorColumnType | undefined),
+            replaced: options.strategy === "replace" ? table : undefined,
+            partition: this.options.partitionByCursor !== false,
+            labels: this.options.labels ?? {},
+            flushBytes: this.options.flushBytes,
+            done,
+          },
+          options,
+        );
+      });
+    } catch (error) {
+      done();
+      throw error;
+    }
+  }
+
+  readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+    return this.guard(ref, "reading the run log of", async () => {
+      const dataset = this.dataset(ref);
+      if (!(await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))) return [];
+      return selectRunLog(this.jobs, dataset, ref.name);
+    });
+  }
+
+  /** Takes the table's lock row, then drops the stages and builds an earlier, killed run of it left. */
+  async lockTable(ref: TargetTableRef): Promise<{ release(): Promise<void> }> {
+    return this.guard(ref, "locking", async () => {
+      const dataset = this.dataset(ref);
+      await this.prepareDataset(dataset);
+      const lock = await acquireLock(this.jobs, dataset, ref.name, this.options.lockTiming ?? DEFAULT_LOCK_TIMING);
+      try {
+        for (const kind of ["stage", "build"] as const) {
+          for (const name of await tablesStartingWith(this.jobs.client, dataset, auxPrefix(kind, ref.name))) {
+            await deleteTable(this.jobs.client, dataset, name);
+          }
+        }
+      } catch (error) {
+        await lock.release().catch(() => undefined);
+        throw error;
+      }
+      return lock;
+    });
+  }
+
+  /**
+   * Lines for `plan` (core has no target hook for them yet; the runner can call this): the
+   * collations set on the table or its dataset, and what deleting `range` would scan, by
+   * BigQuery's dry run (free; it bills nothing).
+   */
+  planNotes(
+    ref: TargetTableRef,
+    options: {
+      readonly cursor?: { readonly column: string; readonly kind: CursorKind } | undefined;
+      readonly range?: CursorRange | undefined;
+      readonly includeNulls?: boolean | undefined;
+    } = {},
+  ): Promise<string[]> {
+    return this.guard(ref, "planning", async () => {
+      const dataset = this.dataset(ref);
+      const table = await getTable(this.jobs.client, dataset, ref.name);
+      const notes = collationNotes(table, await datasetCollation(this.jobs.client, dataset), options.cursor?.column);
+      const field = table?.schema?.fields?.find((f) => f.name === options.cursor?.column);
+      if (options.cursor && options.range && field) {
+        const predicate = rangePredicate(rangeDialect(field.type as CursorColumnType), {
+          column: options.cursor.column,
+          kind: options.cursor.kind,
+          range: options.range,
+          includeNulls: options.includeNulls === true,
+        });
+        const dry = await this.jobs.query(
+          `DELETE FROM ${qualifiedTable(dataset, ref.name)} WHERE ${predicate}`,
+          {},
+          { dryRun: true },
+        );
+        if (dry.totalBytesProcessed !== undefined) notes.push(`the range delete scans ${dry.totalBytesProcessed} bytes`);
+      }
+      return notes;
+    });
+  }
+
+  async close(): Promise<void> {}
+
+  /** Datasets, the run log and the lock table are created before any unit: DDL cannot join a transaction. */
+  private async prepareDataset(dataset: string): Promise<void> {
+    if (this.datasets.has(dataset)) return;
+    await ensureDataset(this.jobs.client, dataset, this.options.location);
+    for (const [name, fields] of [
+      [RUN_LOG_TABLE, RUN_LOG_FIELDS],
+      [LOCK_TABLE, LOCK_FIELDS],
+    ] as const) {
+      if (!(await getTable(this.jobs.client, dataset, name))) {
+        await createTable(this.jobs.client, dataset, name, { fields, labels: this.options.labels });
+      }
+    }
+    this.datasets.add(dataset);
+  }
+
+  /** Waits until no other unit of this table is open in this process; resolves with the release. */
+  private async takeTurn(ref: TargetTableRef): Promise<() => void> {
+    const key = `${this.dataset(ref)}\u0000${ref.name}`;
+    const previous = this.tableTurns.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const turn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const chained = previous.then(() => turn);
+    this.tableTurns.set(key, chained);
+    await previous;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      release();
+      if (this.tableTurns.get(key) === chained) this.tableTurns.delete(key);
+    };
+  }
+
+  private async guard<T>(ref: TargetTableRef, what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const label = formatTargetTable(ref);
+      throw toBigQueryError(error, `${what} ${label}`, label);
+    }
+  }
+}
+
+/** The SQL of a cursor maximum, exact: integers and dates as text, timestamps as INT64 microseconds, text by code point. */
+function maxExpression(column: string, field: FieldSchema, kind: CursorKind): string | undefined {
+  if (field.mode === "REPEATED") return undefined;
+  switch (kind) {
+    case "integer":
+      return field.type === "INT64" || field.type === "INTEGER" ? `CAST(MAX(${column}) AS STRING)` : undefined;
+    case "date":
+      return field.type === "DATE" ? `CAST(MAX(${column}) AS STRING)` : undefined;
+    case "timestamp":
+      if (field.type === "TIMESTAMP") return `UNIX_MICROS(MAX(${column}))`;
+      if (field.type === "DATETIME") return `UNIX_MICROS(TIMESTAMP(MAX(${column})))`;
+      return undefined;
+    case "text":
+      return field.type === "STRING" ? `CAST(MAX(CAST(${column} AS BYTES)) AS STRING)` : undefined;
+  }
+}
+
+export type { TableMetadata };
