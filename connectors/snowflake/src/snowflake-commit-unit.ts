@@ -1,0 +1,165 @@
+import { randomBytes } from "node:crypto";
+import {
+  type CommitUnit,
+  type CommitUnitOptions,
+  type CursorRange,
+  formatTargetTable,
+  type RecordBatch,
+  type RunLogRow,
+  type TargetTableRef,
+} from "@sqlload/core";
+import { Binds, codePointText, qualifiedTable, quoteIdent, rangeCondition } from "./snowflake-dialect.js";
+import { wrapSnowflakeError } from "./errors.js";
+import { createRunLogSql, insertRunLogBinds, insertRunLogSql } from "./snowflake-run-log.js";
+import type { SnowflakeSession } from "./snowflake-session.js";
+import { createStageSql, SEQ_COLUMN, stageInserts, typedStageColumns } from "./snowflake-stage.js";
+import { snowflakeTypeSql } from "./snowflake-types.js";
+
+let units = 0;
+
+/**
+ * One commit as one Snowflake transaction, in a session of its own. DDL commits an open
+ * transaction implicitly, so everything that is DDL comes first and outside it: the temporary
+ * stage (created at `begin`), the run-log table, and for `replace` the new table. Batches go to
+ * the stage as they arrive; `commit` then runs `BEGIN; DELETE …; INSERT … SELECT | MERGE …;
+ * INSERT INTO _sqlload_runs …; COMMIT`. `replace` fills the new table in the transaction and swaps
+ * it in with `ALTER TABLE … SWAP WITH`, which is DDL: its run-log records follow the swap.
+ */
+export class SnowflakeCommitUnit implements CommitUnit {
+  private readonly deletes: { range: CursorRange; includeNulls: boolean }[] = [];
+  private readonly log: RunLogRow[] = [];
+  private rows = 0;
+  private done = false;
+
+  private constructor(
+    private readonly session: SnowflakeSession,
+    private readonly ref: TargetTableRef,
+    private readonly options: CommitUnitOptions,
+    private readonly stage: TargetTableRef,
+    private readonly built: TargetTableRef | undefined,
+    private readonly exists: boolean,
+  ) {}
+
+  static async open(
+    session: SnowflakeSession,
+    ref: TargetTableRef,
+    options: CommitUnitOptions,
+    exists: boolean,
+  ): Promise<SnowflakeCommitUnit> {
+    const token = `${randomBytes(4).toString("hex")}_${++units}`;
+    const stage = { schema: ref.schema, name: `_sqlload_stage_${token}` };
+    const built = options.strategy === "replace" ? { schema: ref.schema, name: `_sqlload_new_${token}_${ref.name}` } : undefined;
+    try {
+      await session.run(createStageSql(stage, options.columns));
+      if (built) await session.run(createTableSql(built, options));
+    } catch (error) {
+      await session.close().catch(() => undefined);
+      throw wrapSnowflakeError(error, `starting a commit on ${formatTargetTable(ref)} failed`, formatTargetTable(ref));
+    }
+    return new SnowflakeCommitUnit(session, ref, options, stage, built, exists);
+  }
+
+  async deleteRange(range: CursorRange, options: { readonly includeNulls?: boolean } = {}): Promise<void> {
+    this.deletes.push({ range, includeNulls: options.includeNulls ?? false });
+  }
+
+  async write(batch: RecordBatch): Promise<void> {
+    if (batch.length === 0) return;
+    await this.guard("writing to", async () => {
+      for (const insert of stageInserts(this.stage, this.options.columns, batch, this.rows)) {
+        await this.session.run(insert.sql, insert.binds);
+      }
+      this.rows += batch.length;
+    });
+  }
+
+  async appendRunLog(row: RunLogRow): Promise<void> {
+    // DDL, so now: no transaction is open before `commit`.
+    if (this.log.length === 0) await this.guard("creating the run log of", () => this.session.run(createRunLogSql(this.ref.schema)));
+    this.log.push(row);
+  }
+
+  async commit(): Promise<void> {
+    await this.guard("committing", async () => {
+      await this.session.run("BEGIN");
+      const target = this.built ?? this.ref;
+      if (!this.built && this.exists) {
+        for (const d of this.deletes) await this.runDelete(d.range, d.includeNulls);
+      }
+      if (this.rows > 0 || this.built) await this.landRows(target);
+      if (!this.built) for (const row of this.log) await this.session.run(insertRunLogSql(this.ref.schema), insertRunLogBinds(this.ref.name, row));
+      await this.session.run("COMMIT");
+      if (this.built) {
+        await this.session.run(
+          this.exists
+            ? `ALTER TABLE ${qualifiedTable(this.built)} SWAP WITH ${qualifiedTable(this.ref)}`
+            : `ALTER TABLE ${qualifiedTable(this.built)} RENAME TO ${qualifiedTable(this.ref)}`,
+        );
+        if (this.exists) await this.session.run(`DROP TABLE IF EXISTS ${qualifiedTable(this.built)}`);
+        for (const row of this.log) await this.session.run(insertRunLogSql(this.ref.schema), insertRunLogBinds(this.ref.name, row));
+      }
+    });
+    this.done = true;
+    await this.finish();
+  }
+
+  async abort(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await this.session.run("ROLLBACK").catch(() => undefined);
+    if (this.built) await this.session.run(`DROP TABLE IF EXISTS ${qualifiedTable(this.built)}`).catch(() => undefined);
+    await this.finish();
+  }
+
+  private async finish(): Promise<void> {
+    await this.session.run(`DROP TABLE IF EXISTS ${qualifiedTable(this.stage)}`).catch(() => undefined);
+    await this.session.close().catch(() => undefined);
+  }
+
+  private async runDelete(range: CursorRange, includeNulls: boolean): Promise<void> {
+    const cursor = this.options.cursor;
+    if (!cursor) throw new Error(`a range delete on ${formatTargetTable(this.ref)} needs the table's cursor column`);
+    const binds = new Binds();
+    const where = rangeCondition({ column: cursor.column, kind: cursor.kind, range, includeNulls }, binds);
+    await this.session.run(`DELETE FROM ${qualifiedTable(this.ref)} WHERE ${where}`, binds.values);
+  }
+
+  private async landRows(target: TargetTableRef): Promise<void> {
+    const columns = this.options.columns;
+    const names = columns.map((c) => quoteIdent(c.name));
+    const typed = typedStageColumns(columns, "s");
+    const stage = qualifiedTable(this.stage);
+    const key = this.options.primaryKey ?? [];
+    if (this.options.strategy !== "merge" || key.length === 0) {
+      await this.session.run(
+        `INSERT INTO ${qualifiedTable(target)} (${names.join(", ")}) SELECT ${typed.join(", ")} FROM ${stage} AS s ORDER BY s.${quoteIdent(SEQ_COLUMN)}`,
+      );
+      return;
+    }
+    const textKey = new Set(columns.filter((c) => c.type.kind === "text").map((c) => c.name));
+    const side = (alias: string, k: string) =>
+      textKey.has(k) ? codePointText(`${alias}.${quoteIdent(k)}`) : `${alias}.${quoteIdent(k)}`;
+    const on = key.map((k) => `${side("t", k)} = ${side("n", k)}`).join(" AND ");
+    const partition = key.map((k) => `s.${quoteIdent(k)}`).join(", ");
+    const latest = `SELECT ${typed.join(", ")} FROM ${stage} AS s QUALIFY ROW_NUMBER() OVER (PARTITION BY ${partition} ORDER BY s.${quoteIdent(SEQ_COLUMN)} DESC) = 1`;
+    const rest = columns.filter((c) => !key.includes(c.name));
+    const set = rest.map((c) => `${quoteIdent(c.name)} = n.${quoteIdent(c.name)}`).join(", ");
+    await this.session.run(
+      `MERGE INTO ${qualifiedTable(target)} AS t USING (${latest}) AS n ON ${on}${set ? ` WHEN MATCHED THEN UPDATE SET ${set}` : ""} WHEN NOT MATCHED THEN INSERT (${names.join(", ")}) VALUES (${names.map((n) => `n.${n}`).join(", ")})`,
+    );
+  }
+
+  private async guard<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const label = formatTargetTable(this.ref);
+      throw wrapSnowflakeError(error, `${what} ${label} failed`, label);
+    }
+  }
+}
+
+export function createTableSql(ref: TargetTableRef, options: Pick<CommitUnitOptions, "columns">): string {
+  const defs = options.columns.map((c) => `${quoteIdent(c.name)} ${snowflakeTypeSql(c.type)}${c.nullable ? "" : " NOT NULL"}`);
+  return `CREATE TABLE ${qualifiedTable(ref)} (${defs.join(", ")})`;
+}
