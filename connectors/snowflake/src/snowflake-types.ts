@@ -183,7 +183,7 @@ export function stageText(type: LogicalType, value: unknown): string | null {
     case "timestamp":
       return microsText(value as bigint);
     case "timestamptz":
-      return `${microsText(value as bigint)} +00:00`;
+      return `${microsText(value as bigint)}+00:00`;
     case "list":
       return listJson(type.element, value as readonly unknown[]);
     default:
