@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  type Column,
   type CommitUnit,
   type CommitUnitOptions,
   type CursorRange,
@@ -30,6 +31,7 @@ export class SnowflakeCommitUnit implements CommitUnit {
   private readonly log: RunLogRow[] = [];
   private rows = 0;
   private done = false;
+  private columns: readonly Column[] | undefined;
 
   private constructor(
     private readonly session: SnowflakeSession,
@@ -49,14 +51,21 @@ export class SnowflakeCommitUnit implements CommitUnit {
     const token = `${randomBytes(4).toString("hex")}_${++units}`;
     const stage = { schema: ref.schema, name: `_sqlload_stage_${token}` };
     const built = options.strategy === "replace" ? { schema: ref.schema, name: `_sqlload_new_${token}_${ref.name}` } : undefined;
-    try {
-      await session.run(createStageSql(stage, options.columns));
-      if (built) await session.run(createTableSql(built, options));
-    } catch (error) {
-      await session.close().catch(() => undefined);
-      throw wrapSnowflakeError(error, `starting a commit on ${formatTargetTable(ref)} failed`, formatTargetTable(ref));
-    }
     return new SnowflakeCommitUnit(session, ref, options, stage, built, exists);
+  }
+
+  /**
+   * The stage (and for `replace` the new table) are made at the first write, when the columns are
+   * known (a `replace` may begin with none and learn them from its first batch). No transaction is
+   * open before `commit`, so this DDL commits nothing.
+   */
+  private async prepare(batch: RecordBatch | undefined): Promise<void> {
+    if (this.columns) return;
+    const columns = this.options.columns.length > 0 || !batch ? this.options.columns : batch.schema;
+    this.columns = columns;
+    if (columns.length === 0) return;
+    await this.session.run(createStageSql(this.stage, columns));
+    if (this.built) await this.session.run(createTableSql(this.built, { columns }));
   }
 
   async deleteRange(range: CursorRange, options: { readonly includeNulls?: boolean } = {}): Promise<void> {
@@ -66,7 +75,8 @@ export class SnowflakeCommitUnit implements CommitUnit {
   async write(batch: RecordBatch): Promise<void> {
     if (batch.length === 0) return;
     await this.guard("writing to", async () => {
-      for (const insert of stageInserts(this.stage, this.options.columns, batch, this.rows)) {
+      await this.prepare(batch);
+      for (const insert of stageInserts(this.stage, this.columns ?? [], batch, this.rows)) {
         await this.session.run(insert.sql, insert.binds);
       }
       this.rows += batch.length;
@@ -81,21 +91,23 @@ export class SnowflakeCommitUnit implements CommitUnit {
 
   async commit(): Promise<void> {
     await this.guard("committing", async () => {
+      await this.prepare(undefined);
+      const built = this.columns?.length ? this.built : undefined;
       await this.session.run("BEGIN");
-      const target = this.built ?? this.ref;
-      if (!this.built && this.exists) {
+      const target = built ?? this.ref;
+      if (!built && this.exists) {
         for (const d of this.deletes) await this.runDelete(d.range, d.includeNulls);
       }
-      if (this.rows > 0 || this.built) await this.landRows(target);
-      if (!this.built) for (const row of this.log) await this.session.run(insertRunLogSql(this.ref.schema), insertRunLogBinds(this.ref.name, row));
+      if (this.rows > 0 || built) await this.landRows(target);
+      if (!built) for (const row of this.log) await this.session.run(insertRunLogSql(this.ref.schema), insertRunLogBinds(this.ref.name, row));
       await this.session.run("COMMIT");
-      if (this.built) {
+      if (built) {
         await this.session.run(
           this.exists
-            ? `ALTER TABLE ${qualifiedTable(this.built)} SWAP WITH ${qualifiedTable(this.ref)}`
-            : `ALTER TABLE ${qualifiedTable(this.built)} RENAME TO ${qualifiedTable(this.ref)}`,
+            ? `ALTER TABLE ${qualifiedTable(built)} SWAP WITH ${qualifiedTable(this.ref)}`
+            : `ALTER TABLE ${qualifiedTable(built)} RENAME TO ${qualifiedTable(this.ref)}`,
         );
-        if (this.exists) await this.session.run(`DROP TABLE IF EXISTS ${qualifiedTable(this.built)}`);
+        if (this.exists) await this.session.run(`DROP TABLE IF EXISTS ${qualifiedTable(built)}`);
         for (const row of this.log) await this.session.run(insertRunLogSql(this.ref.schema), insertRunLogBinds(this.ref.name, row));
       }
     });
@@ -125,7 +137,7 @@ export class SnowflakeCommitUnit implements CommitUnit {
   }
 
   private async landRows(target: TargetTableRef): Promise<void> {
-    const columns = this.options.columns;
+    const columns = this.columns ?? [];
     const names = columns.map((c) => quoteIdent(c.name));
     const typed = typedStageColumns(columns, "s");
     const stage = qualifiedTable(this.stage);

@@ -99,6 +99,8 @@ function login(settings: SnowflakeSettings): Promise<snowflake.Connection> {
     ...(settings.warehouse ? { warehouse: settings.warehouse } : {}),
     ...(settings.accessUrl ? { accessUrl: settings.accessUrl } : {}),
     application: "sqlload",
+    // Otherwise a NULL fetched as a string (every number, for exactness) arrives as the text "NULL".
+    representNullAsStringNull: false,
     ...(auth.kind === "password" ? { password: auth.password } : {}),
     ...(auth.kind === "key_pair"
       ? {

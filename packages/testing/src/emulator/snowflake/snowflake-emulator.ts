@@ -211,7 +211,8 @@ function bind(statements: readonly string[], shape: string, bindings: Bindings |
   if (shape !== "insert_values") throw new EmulatorError("unsupported", "array binds are for INSERT … VALUES only");
   const columns = entries.map((b) => b.value as readonly (string | null)[]);
   const rows = (columns[0] ?? []).map((_, r) => `(${columns.map((c) => literal(c[r] ?? null)).join(", ")})`);
-  return { statements: statements.map((s) => s.replace(/VALUES \((\?(, )?)+\)$/, `VALUES ${rows.join(", ")}`)), params: undefined };
+  const values = `VALUES ${rows.join(", ")}`;
+  return { statements: statements.map((s) => s.replace(/VALUES \((\?(, )?)+\)$/, () => values)), params: undefined };
 }
 
 function literal(value: string | null): string {
