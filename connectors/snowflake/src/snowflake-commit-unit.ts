@@ -9,8 +9,8 @@ import {
   type RunLogRow,
   type TargetTableRef,
 } from "@sqlload/core";
-import { Binds, codePointText, qualifiedTable, quoteIdent, rangeCondition } from "./snowflake-dialect.js";
 import { wrapSnowflakeError } from "./errors.js";
+import { Binds, codePointText, qualifiedTable, quoteIdent, rangeCondition } from "./snowflake-dialect.js";
 import { createRunLogSql, insertRunLogBinds, insertRunLogSql } from "./snowflake-run-log.js";
 import type { SnowflakeSession } from "./snowflake-session.js";
 import { createStageSql, SEQ_COLUMN, stageInserts, typedStageColumns } from "./snowflake-stage.js";
@@ -85,7 +85,8 @@ export class SnowflakeCommitUnit implements CommitUnit {
 
   async appendRunLog(row: RunLogRow): Promise<void> {
     // DDL, so now: no transaction is open before `commit`.
-    if (this.log.length === 0) await this.guard("creating the run log of", () => this.session.run(createRunLogSql(this.ref.schema)));
+    if (this.log.length === 0)
+      await this.guard("creating the run log of", () => this.session.run(createRunLogSql(this.ref.schema)));
     this.log.push(row);
   }
 
@@ -99,7 +100,9 @@ export class SnowflakeCommitUnit implements CommitUnit {
         for (const d of this.deletes) await this.runDelete(d.range, d.includeNulls);
       }
       if (this.rows > 0 || built) await this.landRows(target);
-      if (!built) for (const row of this.log) await this.session.run(insertRunLogSql(this.ref.schema), insertRunLogBinds(this.ref.name, row));
+      if (!built)
+        for (const row of this.log)
+          await this.session.run(insertRunLogSql(this.ref.schema), insertRunLogBinds(this.ref.name, row));
       await this.session.run("COMMIT");
       if (built) {
         await this.session.run(
@@ -108,7 +111,8 @@ export class SnowflakeCommitUnit implements CommitUnit {
             : `ALTER TABLE ${qualifiedTable(built)} RENAME TO ${qualifiedTable(this.ref)}`,
         );
         if (this.exists) await this.session.run(`DROP TABLE IF EXISTS ${qualifiedTable(built)}`);
-        for (const row of this.log) await this.session.run(insertRunLogSql(this.ref.schema), insertRunLogBinds(this.ref.name, row));
+        for (const row of this.log)
+          await this.session.run(insertRunLogSql(this.ref.schema), insertRunLogBinds(this.ref.name, row));
       }
     });
     this.done = true;

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { formatTargetTable, SqlloadError, type TargetTableRef } from "@sqlload/core";
-import { qualifiedTable } from "./snowflake-dialect.js";
 import { isAlreadyExists } from "./errors.js";
+import { qualifiedTable } from "./snowflake-dialect.js";
 import type { SnowflakeSession } from "./snowflake-session.js";
 
 /** Who holds a lock: the one row of the lock table. */

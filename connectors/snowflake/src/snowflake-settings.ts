@@ -38,7 +38,8 @@ function optionalString(options: Readonly<Record<string, unknown>>, key: string)
 
 function required(options: Readonly<Record<string, unknown>>, key: string): string {
   const value = optionalString(options, key);
-  if (!value) throw new SqlloadError("SL105", `the Snowflake target needs \`${key}\``, { hint: `Add \`${key} = "…"\` to [target].` });
+  if (!value)
+    throw new SqlloadError("SL105", `the Snowflake target needs \`${key}\``, { hint: `Add \`${key} = "…"\` to [target].` });
   return value;
 }
 
@@ -54,7 +55,9 @@ export function parseSnowflakeSettings(options: Readonly<Record<string, unknown>
       given.length === 0
         ? "the Snowflake target needs one way to sign in: `private_key_path`, `password` or `token`"
         : `the Snowflake target takes one way to sign in, not ${given.join(" and ")}`,
-      { hint: 'Key pair is recommended: `private_key_path = "keys/sqlload.p8"` and `private_key_passphrase = "${SNOWFLAKE_PRIVATE_KEY_PASSPHRASE}"`.' },
+      {
+        hint: 'Key pair is recommended: `private_key_path = "keys/sqlload.p8"` and `private_key_passphrase = "${SNOWFLAKE_PRIVATE_KEY_PASSPHRASE}"`.',
+      },
     );
   }
   if (optionalString(options, "private_key_passphrase") && !keyPath) {

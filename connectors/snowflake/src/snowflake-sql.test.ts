@@ -1,4 +1,4 @@
-import { batchFromRows, textCursor, timestampCursor, integerCursor } from "@sqlload/core";
+import { batchFromRows, integerCursor, textCursor, timestampCursor } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
 import { Binds, maxExpression, microsText, quoteIdent, rangeCondition } from "./snowflake-dialect.js";
 import { snowflakePlanNotes } from "./snowflake-plan-notes.js";
@@ -48,7 +48,10 @@ describe("Snowflake SQL builders", () => {
     expect(createStageSql(stage, columns)).toBe(
       `CREATE TEMPORARY TABLE "raw"."_sqlload_stage_x" ("id" VARCHAR, "b" VARCHAR, "_sqlload_seq" NUMBER(19,0))`,
     );
-    const rows = Array.from({ length: 25_001 }, (_, i) => ({ id: BigInt(i) + 2n ** 60n, b: i === 0 ? new Uint8Array([0, 255]) : null }));
+    const rows = Array.from({ length: 25_001 }, (_, i) => ({
+      id: BigInt(i) + 2n ** 60n,
+      b: i === 0 ? new Uint8Array([0, 255]) : null,
+    }));
     const inserts = stageInserts(stage, columns, batchFromRows(columns, rows), 10);
     expect(inserts).toHaveLength(2);
     expect(inserts[0]?.binds[0]).toEqual(["1152921504606846976", "00ff", "10"]);
@@ -75,8 +78,14 @@ describe("snowflakePlanNotes", () => {
   it("warns about a collated text cursor and about NTZ cursors in a non-UTC account", () => {
     expect(snowflakePlanNotes({ kind: "text", cursorColumn: column })[0]).toMatch(/collation 'en-ci'.*prune/);
     expect(
-      snowflakePlanNotes({ kind: "timestamp", cursorColumn: { ...column, dataType: "TIMESTAMP_NTZ" }, defaultTimezone: "America/Los_Angeles" })[0],
+      snowflakePlanNotes({
+        kind: "timestamp",
+        cursorColumn: { ...column, dataType: "TIMESTAMP_NTZ" },
+        defaultTimezone: "America/Los_Angeles",
+      })[0],
     ).toMatch(/TIMESTAMP_NTZ.*America\/Los_Angeles/);
-    expect(snowflakePlanNotes({ kind: "timestamp", cursorColumn: { ...column, dataType: "TIMESTAMP_NTZ" }, defaultTimezone: "UTC" })).toEqual([]);
+    expect(
+      snowflakePlanNotes({ kind: "timestamp", cursorColumn: { ...column, dataType: "TIMESTAMP_NTZ" }, defaultTimezone: "UTC" }),
+    ).toEqual([]);
   });
 });

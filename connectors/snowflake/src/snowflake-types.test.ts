@@ -5,7 +5,14 @@ import { fitsColumn, fromStageText, logicalTypeOf, snowflakeTypeSql, stageText }
 const catalog = (sql: string) => {
   const m = /^(\w+)(?:\((\d+),(\d+)\))?/.exec(sql) as RegExpExecArray;
   const dataType = m[1] === "VARCHAR" ? "TEXT" : (m[1] as string).replace(/\(.*$/, "");
-  return { name: "c", dataType, precision: m[2] ? Number(m[2]) : null, scale: m[3] ? Number(m[3]) : null, nullable: true, collation: null };
+  return {
+    name: "c",
+    dataType,
+    precision: m[2] ? Number(m[2]) : null,
+    scale: m[3] ? Number(m[3]) : null,
+    nullable: true,
+    collation: null,
+  };
 };
 
 describe("the Snowflake type map", () => {

@@ -1,5 +1,5 @@
 import { describeTargetConformance, type TargetFixture } from "@sqlload/conformance";
-import { type LogicalType, type TargetTableRef } from "@sqlload/core";
+import type { LogicalType, TargetTableRef } from "@sqlload/core";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { qualifiedTable, quoteIdent } from "../src/snowflake-dialect.js";
 import type { SnowflakeSession } from "../src/snowflake-session.js";

@@ -18,7 +18,13 @@ export interface Engine {
 export async function emulatorEngine(): Promise<Engine> {
   const emulator = await SnowflakeEmulator.start({ user: "SQLLOAD", password: "secret" });
   const options = { account: "emulator", user: "sqlload", password: "secret", database: "SQLLOAD", access_url: emulator.url };
-  return { name: "emulator", settings: parseSnowflakeSettings(options, process.cwd()), options, emulator, stop: () => emulator.close() };
+  return {
+    name: "emulator",
+    settings: parseSnowflakeSettings(options, process.cwd()),
+    options,
+    emulator,
+    stop: () => emulator.close(),
+  };
 }
 
 /** The real account from the environment, or the reason it is not used. */

@@ -8,6 +8,7 @@ export {
   requestMatching,
 } from "./failure-injection.js";
 export { daysToIso, microsToIso, type PlainValue, plainValue } from "./plain-values.js";
+export { SnowflakeEmulator, type SnowflakeEmulatorOptions } from "./snowflake/index.js";
 export {
   type MatchedStatement,
   matchStatement,
@@ -16,4 +17,3 @@ export {
   type Translation,
 } from "./statement-shapes.js";
 export { type TableClaims, tableClaims } from "./table-claims.js";
-export { SnowflakeEmulator, type SnowflakeEmulatorOptions } from "./snowflake/index.js";

@@ -17,7 +17,11 @@ async function query(emulator: SnowflakeEmulator, token: string, sqlText: string
     headers: { authorization: `Snowflake Token="${token}"` },
     body: JSON.stringify({ sqlText, bindings }),
   });
-  return (await response.json()) as { success: boolean; code: string | null; data: { rowset?: unknown[][]; rowtype?: { type: string }[] } };
+  return (await response.json()) as {
+    success: boolean;
+    code: string | null;
+    data: { rowset?: unknown[][]; rowtype?: { type: string }[] };
+  };
 }
 
 describe("SnowflakeEmulator", () => {
@@ -48,7 +52,9 @@ describe("SnowflakeEmulator", () => {
     await query(emulator, a, `CREATE SCHEMA IF NOT EXISTS "s"`);
     await query(emulator, a, `CREATE TABLE "s"."a" ("k" VARCHAR)`);
     await query(emulator, a, `CREATE TABLE "s"."b" ("k" VARCHAR)`);
-    await query(emulator, a, `INSERT INTO "s"."b" ("k") VALUES (?)`, { 1: { type: "TEXT", value: ["B1", "a9", "\u{10000}", "\uffff"] } });
+    await query(emulator, a, `INSERT INTO "s"."b" ("k") VALUES (?)`, {
+      1: { type: "TEXT", value: ["B1", "a9", "\u{10000}", "\uffff"] },
+    });
     await query(emulator, a, `ALTER TABLE "s"."b" SWAP WITH "s"."a"`);
     const max = await query(emulator, a, `SELECT MAX(COLLATE("k", 'utf8')) AS "v" FROM "s"."a"`);
     expect(max.data.rowset).toEqual([["\u{10000}"]]);

@@ -94,7 +94,14 @@ export class SnowflakeEmulator {
       }
       const state = this.sessions.get(tokenOf(request) ?? "");
       if (!state) {
-        return send(200, fail({ code: "390111", sqlState: "08001", message: "Session no longer exists. New login required to access the service." }));
+        return send(
+          200,
+          fail({
+            code: "390111",
+            sqlState: "08001",
+            message: "Session no longer exists. New login required to access the service.",
+          }),
+        );
       }
       if (url.pathname === "/session" && url.searchParams.get("delete") === "true") {
         await this.failures.intercept({ protocol: "snowflake", operation: "session-delete", shapes: [] });
@@ -104,7 +111,12 @@ export class SnowflakeEmulator {
       if (url.pathname === "/queries/v1/query-request") {
         const { sqlText, bindings } = JSON.parse(body || "{}") as { sqlText?: string; bindings?: Bindings };
         try {
-          return send(200, { success: true, code: null, message: null, data: await this.execute(state, String(sqlText), bindings) });
+          return send(200, {
+            success: true,
+            code: null,
+            message: null,
+            data: await this.execute(state, String(sqlText), bindings),
+          });
         } catch (error) {
           const wire = toWireError(error);
           return send(wire.status, fail(wire));
@@ -168,7 +180,12 @@ export class SnowflakeEmulator {
   private async execute(state: SessionState, sqlText: string, bindings: Bindings | undefined) {
     const matched = matchStatement(snowflakeShapes, sqlText);
     const { shape, match } = matched;
-    await this.failures.intercept({ protocol: "snowflake", operation: "query-request", shapes: [shape.name], statement: sqlText });
+    await this.failures.intercept({
+      protocol: "snowflake",
+      operation: "query-request",
+      shapes: [shape.name],
+      statement: sqlText,
+    });
     const queryId = `01emu-${++this.queries}`;
     const session = state.session;
     const translation = shape.translate(match, state.context);
@@ -202,7 +219,9 @@ type Bindings = Readonly<Record<string, { readonly type: string; readonly value:
  * INSERT … VALUES) becomes one multi-row VALUES of literals, as the driver's server-side batch would.
  */
 function bind(statements: readonly string[], shape: string, bindings: Bindings | undefined) {
-  const entries = Object.entries(bindings ?? {}).sort(([a], [b]) => Number(a) - Number(b)).map(([, b]) => b);
+  const entries = Object.entries(bindings ?? {})
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([, b]) => b);
   for (const b of entries) {
     if (b.type !== "TEXT") throw new EmulatorError("unsupported", `the emulator takes text binds only, not ${b.type}`);
   }
@@ -220,7 +239,12 @@ function literal(value: string | null): string {
 }
 
 function fail(error: { code: string; sqlState: string; message: string }) {
-  return { success: false, code: error.code, message: error.message, data: { sqlState: error.sqlState, errorCode: error.code, queryId: null } };
+  return {
+    success: false,
+    code: error.code,
+    message: error.message,
+    data: { sqlState: error.sqlState, errorCode: error.code, queryId: null },
+  };
 }
 
 function tokenOf(request: IncomingMessage): string | undefined {

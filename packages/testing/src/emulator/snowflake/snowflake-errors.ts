@@ -33,6 +33,7 @@ export function toWireError(error: unknown): SnowflakeWireError {
   if (/Referenced column .* not found|column .* does not exist/i.test(message))
     return { code: "000904", sqlState: "42000", message, status: 200 };
   if (/NOT NULL constraint/i.test(message)) return { code: "100072", sqlState: "22000", message, status: 200 };
-  if (/Conversion Error|Invalid Input Error|Out of Range/i.test(message)) return { code: "100038", sqlState: "22018", message, status: 200 };
+  if (/Conversion Error|Invalid Input Error|Out of Range/i.test(message))
+    return { code: "100038", sqlState: "22018", message, status: 200 };
   return { code: "000603", sqlState: "XX000", message, status: 200 };
 }

@@ -75,15 +75,20 @@ export function duckType(snowflakeType: string): string {
 
 type Rewrite = (args: string[]) => string;
 
-const cast = (type: string): Rewrite => (args) => {
-  if (args.length !== 1) throw new EmulatorError("unsupported", `expected one argument, got ${args.length}`);
-  return `CAST(${args[0]} AS ${type})`;
-};
+const cast =
+  (type: string): Rewrite =>
+  (args) => {
+    if (args.length !== 1) throw new EmulatorError("unsupported", `expected one argument, got ${args.length}`);
+    return `CAST(${args[0]} AS ${type})`;
+  };
 
 const FUNCTIONS: Readonly<Record<string, Rewrite>> = {
   COLLATE: ([value, collation]) => {
     if (collation?.toLowerCase() !== "'utf8'") {
-      throw new EmulatorError("unsupported", `the emulator compares text by code point only: COLLATE(…, 'utf8'), not ${collation}`);
+      throw new EmulatorError(
+        "unsupported",
+        `the emulator compares text by code point only: COLLATE(…, 'utf8'), not ${collation}`,
+      );
     }
     return `(${value})`;
   },

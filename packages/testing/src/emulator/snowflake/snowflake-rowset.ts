@@ -69,5 +69,13 @@ export function rowsetData(result: StatementResult, kind: "query" | "dml" | "ddl
   }
   const types = result.columns.map((c) => rowType(c.name, c.type.toString()));
   const rowset = result.rows.map((row) => row.map((value, i) => encode(value, types[i] as RowType)));
-  return { queryId, rowtype: types, rowset, total: rowset.length, returned: rowset.length, queryResultFormat: "json", parameters: [] };
+  return {
+    queryId,
+    rowtype: types,
+    rowset,
+    total: rowset.length,
+    returned: rowset.length,
+    queryResultFormat: "json",
+    parameters: [],
+  };
 }

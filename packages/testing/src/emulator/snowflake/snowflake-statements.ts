@@ -194,7 +194,10 @@ export const snowflakeShapes: StatementShape<SnowflakeContext>[] = [
   {
     name: "merge",
     kind: "dml",
-    pattern: new RegExp(`^MERGE INTO ${TABLE} AS t USING \\((SELECT .+)\\) AS n ON (.+?)( WHEN MATCHED THEN UPDATE SET .+?)? WHEN NOT MATCHED THEN INSERT (.+)$`, "is"),
+    pattern: new RegExp(
+      `^MERGE INTO ${TABLE} AS t USING \\((SELECT .+)\\) AS n ON (.+?)( WHEN MATCHED THEN UPDATE SET .+?)? WHEN NOT MATCHED THEN INSERT (.+)$`,
+      "is",
+    ),
     translate: (m) =>
       sql(
         `MERGE INTO ${table(m, 1)} AS t USING (${rewriteExpression(m[3] as string)}) AS n ON ${rewriteExpression(m[4] as string)}${m[5] ? ` ${rewriteExpression(m[5])}` : ""} WHEN NOT MATCHED THEN INSERT ${rewriteExpression(m[6] as string)}`,
@@ -213,6 +216,8 @@ export const snowflakeShapes: StatementShape<SnowflakeContext>[] = [
     kind: "query",
     pattern: new RegExp(`^SELECT (.+) FROM ${TABLE}( AS s)?( WHERE .+?)?( ORDER BY .+)?$`, "is"),
     translate: (m) =>
-      sql(`SELECT ${rewriteExpression(m[1] as string)} FROM ${table(m, 2)}${m[4] ?? ""}${m[5] ? ` ${rewriteExpression(m[5])}` : ""}${m[6] ? ` ${rewriteExpression(m[6])}` : ""}`),
+      sql(
+        `SELECT ${rewriteExpression(m[1] as string)} FROM ${table(m, 2)}${m[4] ?? ""}${m[5] ? ` ${rewriteExpression(m[5])}` : ""}${m[6] ? ` ${rewriteExpression(m[6])}` : ""}`,
+      ),
   },
 ];
