@@ -11,6 +11,7 @@ import {
 } from "@sqlload/core";
 import { wrapSnowflakeError } from "./errors.js";
 import { Binds, codePointText, qualifiedTable, quoteIdent, rangeCondition } from "./snowflake-dialect.js";
+import { builtTableRef } from "./snowflake-leftovers.js";
 import { createRunLogSql, insertRunLogBinds, insertRunLogSql } from "./snowflake-run-log.js";
 import type { SnowflakeSession } from "./snowflake-session.js";
 import { createStageSql, SEQ_COLUMN, stageInserts, typedStageColumns } from "./snowflake-stage.js";
@@ -21,7 +22,7 @@ let units = 0;
 /**
  * One commit as one Snowflake transaction, in a session of its own. DDL commits an open
  * transaction implicitly, so everything that is DDL comes first and outside it: the temporary
- * stage (created at `begin`), the run-log table, and for `replace` the new table. Batches go to
+ * stage (created at the first write), the run-log table, and for `replace` the new table. Batches go to
  * the stage as they arrive; `commit` then runs `BEGIN; DELETE …; INSERT … SELECT | MERGE …;
  * INSERT INTO _sqlload_runs …; COMMIT`. `replace` fills the new table in the transaction and swaps
  * it in with `ALTER TABLE … SWAP WITH`, which is DDL: its run-log records follow the swap.
@@ -50,7 +51,7 @@ export class SnowflakeCommitUnit implements CommitUnit {
   ): Promise<SnowflakeCommitUnit> {
     const token = `${randomBytes(4).toString("hex")}_${++units}`;
     const stage = { schema: ref.schema, name: `_sqlload_stage_${token}` };
-    const built = options.strategy === "replace" ? { schema: ref.schema, name: `_sqlload_new_${token}_${ref.name}` } : undefined;
+    const built = options.strategy === "replace" ? builtTableRef(ref, token) : undefined;
     return new SnowflakeCommitUnit(session, ref, options, stage, built, exists);
   }
 

@@ -20,6 +20,7 @@ import { wrapSnowflakeError } from "./errors.js";
 import { describeColumns, ensureSchema } from "./snowflake-catalog.js";
 import { createTableSql, SnowflakeCommitUnit } from "./snowflake-commit-unit.js";
 import { maxExpression, qualifiedTable, quoteIdent } from "./snowflake-dialect.js";
+import { dropLeftovers } from "./snowflake-leftovers.js";
 import { acquireTableLock, DEFAULT_LOCK_TIMING, type LockTiming } from "./snowflake-lock.js";
 import { runLogRef, selectRunLog } from "./snowflake-run-log.js";
 import { SnowflakeSession, type SnowflakeSettings } from "./snowflake-session.js";
@@ -152,7 +153,14 @@ export class SnowflakeTarget implements TargetConnection {
   async lockTable(ref: TargetTableRef): Promise<{ release(): Promise<void> }> {
     const lock = await this.guard(ref, "locking", async () => {
       await this.schema(ref.schema);
-      return acquireTableLock(this.session, ref, this.token, this.lockTiming);
+      const lock = await acquireTableLock(this.session, ref, this.token, this.lockTiming);
+      try {
+        await dropLeftovers(this.session, this.settings.database, ref);
+      } catch (error) {
+        await lock.release().catch(() => undefined);
+        throw error;
+      }
+      return lock;
     });
     this.locks.add(lock);
     return {

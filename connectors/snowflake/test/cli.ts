@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +25,13 @@ export class SnowflakeProject {
       join(this.dir, "sqlload.toml"),
       `[target]\nconnector = "snowflake"\naccount = "emulator"\nuser = "sqlload"\npassword = "\${SNOWFLAKE_PASSWORD}"\ndatabase = "SQLLOAD"\naccess_url = "${emulator.url}"\nschema = "raw"\n\n[sources.app]\nconnector = "postgres"\nurl = "${source}"\n\n${tables}\n`,
     );
+  }
+
+  /** Loads into another target schema (each crash scenario uses its own). */
+  setSchema(schema: string): this {
+    const file = join(this.dir, "sqlload.toml");
+    writeFileSync(file, readFileSync(file, "utf8").replace('schema = "raw"', `schema = "${schema}"`));
+    return this;
   }
 
   run(args: readonly string[]): Promise<CliResult> {

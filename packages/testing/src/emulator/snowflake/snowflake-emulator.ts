@@ -69,6 +69,15 @@ export class SnowflakeEmulator {
     return this.sessions.size;
   }
 
+  /**
+   * Ends every open session as Snowflake ends one whose client went away and that idled past its
+   * timeout: its transaction rolled back (freeing its table locks), its temporary tables dropped.
+   * Crash tests call it once the killed client is gone.
+   */
+  async expireSessions(): Promise<void> {
+    for (const [token, state] of [...this.sessions]) await this.closeSession(token, state);
+  }
+
   async close(): Promise<void> {
     this.failures.reset();
     for (const state of this.sessions.values()) state.session.close();

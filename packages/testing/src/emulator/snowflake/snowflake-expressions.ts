@@ -140,7 +140,7 @@ function render(tokens: Token[], start: number, close: string | undefined): { te
     if (close && token.text === close) return { text: out, end: i };
     if (token.text === "::") {
       const type = tokens[i + 1];
-      if (!type || type.kind !== "word") throw new EmulatorError("unsupported", "a cast without a type");
+      if (type?.kind !== "word") throw new EmulatorError("unsupported", "a cast without a type");
       let text = type.text;
       let j = i + 2;
       if (tokens[j]?.text === "(") {

@@ -8,7 +8,7 @@ export interface SnowflakeContext {
   readonly temporary: Set<string>;
 }
 
-const IDENT = String.raw`"(?:[^"]|"")+"`;
+const IDENT = '"(?:[^"]|"")+"';
 const TABLE = String.raw`(${IDENT})\.(${IDENT})`;
 
 const unquote = (ident: string) => ident.slice(1, -1).replaceAll('""', '"');
@@ -97,6 +97,15 @@ export const snowflakeShapes: StatementShape<SnowflakeContext>[] = [
       "i",
     ),
     translate: () => sql(`SELECT schema_name AS "name" FROM information_schema.schemata WHERE starts_with(schema_name, ?)`),
+  },
+  {
+    name: "list_tables",
+    kind: "query",
+    pattern: new RegExp(
+      `^SELECT "TABLE_NAME" AS "name" FROM ${IDENT}\\."INFORMATION_SCHEMA"\\."TABLES" WHERE "TABLE_SCHEMA" = \\? AND STARTSWITH\\("TABLE_NAME", \\?\\)$`,
+      "i",
+    ),
+    translate: () => sql(`SELECT table_name AS "name" FROM duckdb_tables() WHERE schema_name = ? AND starts_with(table_name, ?)`),
   },
   {
     name: "describe_columns",
