@@ -26,6 +26,13 @@ export type Row = Readonly<Record<string, string | null>>;
 let configured = false;
 
 /**
+ * Every session runs in UTC; waits at most 2 minutes for a table lock (Snowflake's default is 12
+ * hours: a run killed inside its transaction holds the table until its session times out, and the
+ * next run should fail, retryably, rather than hang); and tags its queries for cost attribution.
+ */
+const SESSION_SETUP = "ALTER SESSION SET TIMEZONE = 'UTC', LOCK_TIMEOUT = 120, QUERY_TAG = 'sqlload'";
+
+/**
  * One Snowflake session (a login of snowflake-sdk): transactions and temporary tables belong to
  * it, so each commit unit opens its own. Every session runs in UTC, so TIMESTAMP_NTZ values are
  * UTC wall times and TIMESTAMP_TZ values are written and compared at UTC.
@@ -43,7 +50,7 @@ export class SnowflakeSession {
       configured = true;
     }
     const session = new SnowflakeSession(await login(settings), settings);
-    await session.run("ALTER SESSION SET TIMEZONE = 'UTC'");
+    await session.run(SESSION_SETUP);
     return session;
   }
 
@@ -75,7 +82,7 @@ export class SnowflakeSession {
         if ((error as { code?: unknown }).code === 390114 || String((error as { code?: unknown }).code) === "390114") {
           await this.close();
           this.connection = await login(this.settings);
-          await this.run("ALTER SESSION SET TIMEZONE = 'UTC'");
+          await this.run(SESSION_SETUP);
         }
       }
     }

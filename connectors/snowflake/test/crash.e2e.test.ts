@@ -24,7 +24,7 @@ describe.runIf(built)("crash safety into Snowflake (built CLI, emulator)", () =>
     await client.connect();
     try {
       await client.query(
-      `create table public.events (id bigint primary key, big numeric(38,0), k text, at timestamptz not null);
+        `create table public.events (id bigint primary key, big numeric(38,0), k text, at timestamptz not null);
        insert into public.events
          select i, i::numeric * 100000000000000000, 'k' || i, timestamptz '2026-01-01 00:00:00+00' + i * interval '1 hour'
          from generate_series(1, ${ROWS}) i;`,
@@ -50,12 +50,19 @@ describe.runIf(built)("crash safety into Snowflake (built CLI, emulator)", () =>
     `cursor_column = "at"\nbatch_size = "1d"\ncursor_start = "2026-01-01"\nprimary_key = ["id"]\nwrite_strategy = "${strategy}"\n`;
 
   const targetRows = async (schema: string) =>
-    (await emulator.database.query(`SELECT CAST(id AS VARCHAR), CAST(big AS VARCHAR), k, CAST(epoch_us("at") AS VARCHAR) FROM "${schema}"."app__events" ORDER BY id`)).rows.map(
-      (r) => r.map((v) => (v === null ? null : String(v))),
-    );
+    (
+      await emulator.database.query(
+        `SELECT CAST(id AS VARCHAR), CAST(big AS VARCHAR), k, CAST(epoch_us("at") AS VARCHAR) FROM "${schema}"."app__events" ORDER BY id`,
+      )
+    ).rows.map((r) => r.map((v) => (v === null ? null : String(v))));
   const expected = Array.from({ length: ROWS }, (_, n) => {
     const i = n + 1;
-    return [String(i), (BigInt(i) * 100000000000000000n).toString(), `k${i}`, String((Date.UTC(2026, 0, 1) + i * 3_600_000) * 1000)];
+    return [
+      String(i),
+      (BigInt(i) * 100000000000000000n).toString(),
+      `k${i}`,
+      String((Date.UTC(2026, 0, 1) + i * 3_600_000) * 1000),
+    ];
   });
   const windowedRows = expected.filter((r) => BigInt(r[3] as string) < BigInt(Date.parse(END)) * 1000n);
 
@@ -96,7 +103,12 @@ describe.runIf(built)("crash safety into Snowflake (built CLI, emulator)", () =>
 
   const scenarios: { name: string; strategy: string; match: () => RequestMatcher; reload?: boolean; abandoned?: boolean }[] = [
     { name: "rows staged, the transaction not begun", strategy: "delete_insert", match: () => nth("begin", 5) },
-    { name: "inside the transaction, its DELETE sent", strategy: "delete_insert", match: () => nth("delete_range", 4), abandoned: true },
+    {
+      name: "inside the transaction, its DELETE sent",
+      strategy: "delete_insert",
+      match: () => nth("delete_range", 4),
+      abandoned: true,
+    },
     { name: "COMMIT in flight (it lands after the client died)", strategy: "delete_insert", match: () => nth("commit", 6) },
     { name: "a MERGE in flight", strategy: "merge", match: () => nth("merge", 3), abandoned: true },
   ];

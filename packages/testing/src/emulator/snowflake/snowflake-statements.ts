@@ -71,10 +71,11 @@ export const snowflakeShapes: StatementShape<SnowflakeContext>[] = [
   { name: "commit", kind: "transaction", pattern: /^COMMIT$/i, translate: () => ({ action: "commit" }) },
   { name: "rollback", kind: "transaction", pattern: /^ROLLBACK$/i, translate: () => ({ action: "rollback" }) },
   {
-    // The emulator's sessions always run in UTC; any other zone would need conversions it does not do.
-    name: "set_timezone",
+    // The emulator's sessions always run in UTC; any other zone would need conversions it does not
+    // do. A lock timeout and a query tag change nothing here (conflicts fail at once).
+    name: "set_session",
     kind: "query",
-    pattern: /^ALTER SESSION SET TIMEZONE = 'UTC'$/i,
+    pattern: /^ALTER SESSION SET TIMEZONE = 'UTC'(, LOCK_TIMEOUT = \d+)?(, QUERY_TAG = '[A-Za-z0-9_ -]*')?$/i,
     translate: () => sql("SELECT 'Statement executed successfully.' AS status"),
   },
   {
