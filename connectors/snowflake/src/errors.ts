@@ -1,4 +1,10 @@
-import { type SqlloadError, toVendorSqlloadError, type VendorErrorKind } from "@sqlload/core";
+import {
+  formatTargetTable,
+  type SqlloadError,
+  type TargetTableRef,
+  toVendorSqlloadError,
+  type VendorErrorKind,
+} from "@sqlload/core";
 
 /**
  * Snowflake's error codes (the `code` of a snowflake-sdk error: a server code such as `002003`,
@@ -93,4 +99,14 @@ export function scrub(text: string): string {
 
 export function wrapSnowflakeError(error: unknown, action: string, table?: string): SqlloadError {
   return toVendorSqlloadError(error, snowflakeErrorKind, { role: "target", action, table, scrub });
+}
+
+/** Runs `work`, turning what Snowflake throws into a SqlloadError about `what` on `ref`. */
+export async function guardTable<T>(ref: TargetTableRef, what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const label = formatTargetTable(ref);
+    throw wrapSnowflakeError(error, `${what} ${label} failed`, label);
+  }
 }

@@ -9,7 +9,7 @@ import {
   type RunLogRow,
   type TargetTableRef,
 } from "@sqlload/core";
-import { wrapSnowflakeError } from "./errors.js";
+import { guardTable } from "./errors.js";
 import { Binds, codePointText, qualifiedTable, quoteIdent, rangeCondition } from "./snowflake-dialect.js";
 import { builtTableRef } from "./snowflake-leftovers.js";
 import { createRunLogSql, insertRunLogBinds, insertRunLogSql } from "./snowflake-run-log.js";
@@ -75,7 +75,7 @@ export class SnowflakeCommitUnit implements CommitUnit {
 
   async write(batch: RecordBatch): Promise<void> {
     if (batch.length === 0) return;
-    await this.guard("writing to", async () => {
+    await guardTable(this.ref, "writing to", async () => {
       await this.prepare(batch);
       for (const insert of stageInserts(this.stage, this.columns ?? [], batch, this.rows)) {
         await this.session.run(insert.sql, insert.binds);
@@ -87,12 +87,12 @@ export class SnowflakeCommitUnit implements CommitUnit {
   async appendRunLog(row: RunLogRow): Promise<void> {
     // DDL, so now: no transaction is open before `commit`.
     if (this.log.length === 0)
-      await this.guard("creating the run log of", () => this.session.run(createRunLogSql(this.ref.schema)));
+      await guardTable(this.ref, "creating the run log of", () => this.session.run(createRunLogSql(this.ref.schema)));
     this.log.push(row);
   }
 
   async commit(): Promise<void> {
-    await this.guard("committing", async () => {
+    await guardTable(this.ref, "committing", async () => {
       await this.prepare(undefined);
       const built = this.columns?.length ? this.built : undefined;
       await this.session.run("BEGIN");
@@ -164,15 +164,6 @@ export class SnowflakeCommitUnit implements CommitUnit {
     await this.session.run(
       `MERGE INTO ${qualifiedTable(target)} AS t USING (${latest}) AS n ON ${on}${set ? ` WHEN MATCHED THEN UPDATE SET ${set}` : ""} WHEN NOT MATCHED THEN INSERT (${names.join(", ")}) VALUES (${names.map((n) => `n.${n}`).join(", ")})`,
     );
-  }
-
-  private async guard<T>(what: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      const label = formatTargetTable(this.ref);
-      throw wrapSnowflakeError(error, `${what} ${label} failed`, label);
-    }
   }
 }
 

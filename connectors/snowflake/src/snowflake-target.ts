@@ -16,7 +16,7 @@ import {
   type TargetTableInfo,
   type TargetTableRef,
 } from "@sqlload/core";
-import { wrapSnowflakeError } from "./errors.js";
+import { guardTable, wrapSnowflakeError } from "./errors.js";
 import { describeColumns, ensureSchema } from "./snowflake-catalog.js";
 import { createTableSql, SnowflakeCommitUnit } from "./snowflake-commit-unit.js";
 import { maxExpression, qualifiedTable, quoteIdent } from "./snowflake-dialect.js";
@@ -59,7 +59,7 @@ export class SnowflakeTarget implements TargetConnection {
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
-    const columns = await this.guard(ref, "reading the columns of", () => this.columns(ref));
+    const columns = await guardTable(ref, "reading the columns of", () => this.columns(ref));
     return columns ? { columns: columns.map(toColumn) } : null;
   }
 
@@ -69,7 +69,7 @@ export class SnowflakeTarget implements TargetConnection {
   }
 
   async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
-    return this.guard(ref, "reading the maximum of", async () => {
+    return guardTable(ref, "reading the maximum of", async () => {
       const found = (await this.columns(ref))?.find((c) => c.name === column);
       if (!found) return null;
       const type = found.dataType.toUpperCase();
@@ -104,7 +104,7 @@ export class SnowflakeTarget implements TargetConnection {
    * commits at once; no unit's transaction is open in this session.
    */
   async ensureTable(ref: TargetTableRef, columns: readonly Column[]): Promise<readonly Column[]> {
-    return this.guard(ref, "creating or evolving", async () => {
+    return guardTable(ref, "creating or evolving", async () => {
       await this.schema(ref.schema);
       const existing = await this.columns(ref);
       if (!existing) {
@@ -130,7 +130,7 @@ export class SnowflakeTarget implements TargetConnection {
   }
 
   async begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
-    const exists = await this.guard(ref, "starting a commit on", async () => {
+    const exists = await guardTable(ref, "starting a commit on", async () => {
       await this.schema(ref.schema);
       return (await this.columns(ref)) !== null;
     });
@@ -144,14 +144,14 @@ export class SnowflakeTarget implements TargetConnection {
   }
 
   async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
-    return this.guard(ref, "reading the run log of", async () => {
+    return guardTable(ref, "reading the run log of", async () => {
       if (!(await this.columns(runLogRef(ref.schema)))) return [];
       return selectRunLog(this.session, ref);
     });
   }
 
   async lockTable(ref: TargetTableRef): Promise<{ release(): Promise<void> }> {
-    const lock = await this.guard(ref, "locking", async () => {
+    const lock = await guardTable(ref, "locking", async () => {
       await this.schema(ref.schema);
       const lock = await acquireTableLock(this.session, ref, this.token, this.lockTiming);
       try {
@@ -166,7 +166,7 @@ export class SnowflakeTarget implements TargetConnection {
     return {
       release: async () => {
         this.locks.delete(lock);
-        await this.guard(ref, "unlocking", () => lock.release());
+        await guardTable(ref, "unlocking", () => lock.release());
       },
     };
   }
@@ -181,15 +181,6 @@ export class SnowflakeTarget implements TargetConnection {
     if (this.schemas.has(name)) return;
     await ensureSchema(this.session, name);
     this.schemas.add(name);
-  }
-
-  private async guard<T>(ref: TargetTableRef, what: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      const label = formatTargetTable(ref);
-      throw wrapSnowflakeError(error, `${what} ${label} failed`, label);
-    }
   }
 }
 
