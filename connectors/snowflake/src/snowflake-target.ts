@@ -22,6 +22,7 @@ import { createTableSql, SnowflakeCommitUnit } from "./snowflake-commit-unit.js"
 import { maxExpression, qualifiedTable, quoteIdent } from "./snowflake-dialect.js";
 import { dropLeftovers } from "./snowflake-leftovers.js";
 import { acquireTableLock, DEFAULT_LOCK_TIMING, type LockTiming } from "./snowflake-lock.js";
+import { snowflakePlanNotes } from "./snowflake-plan-notes.js";
 import { runLogRef, selectRunLog } from "./snowflake-run-log.js";
 import { SnowflakeSession, type SnowflakeSettings } from "./snowflake-session.js";
 import { type CatalogColumn, fitsColumn, logicalTypeOf, snowflakeTypeSql } from "./snowflake-types.js";
@@ -66,6 +67,18 @@ export class SnowflakeTarget implements TargetConnection {
   /** The table's catalog rows, collations included (what `plan` warns about). */
   columns(ref: TargetTableRef): Promise<CatalogColumn[] | null> {
     return describeColumns(this.session, this.settings.database, ref);
+  }
+
+  /**
+   * What `plan` should note about the table's cursor (see snowflakePlanNotes): its collation, and
+   * a TIMESTAMP_NTZ cursor where the user's sessions default to a zone other than UTC.
+   */
+  async planNotes(ref: TargetTableRef, column: string, kind: CursorKind): Promise<string[]> {
+    return guardTable(ref, "reading plan notes for", async () => {
+      const cursorColumn = (await this.columns(ref))?.find((c) => c.name === column);
+      const rows = await this.session.runRetrying("SHOW PARAMETERS LIKE 'TIMEZONE' IN USER");
+      return snowflakePlanNotes({ cursorColumn, kind, defaultTimezone: rows[0]?.value ?? undefined });
+    });
   }
 
   async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {

@@ -71,6 +71,18 @@ describe("the Snowflake target against the emulator", () => {
     }
   });
 
+  it("notes in plan a TIMESTAMP_NTZ cursor where the user's sessions default to another zone than UTC", async () => {
+    const target = await SnowflakeTarget.open(engine.settings);
+    try {
+      const ref = { schema: freshSchema(), name: "t" };
+      await target.ensureTable(ref, [...columns, { name: "ntz", type: { kind: "timestamp" }, nullable: true }]);
+      expect(await target.planNotes(ref, "ntz", "timestamp")).toEqual([expect.stringMatching(/TIMESTAMP_NTZ.*America\/Los_Angeles/)]);
+      expect(await target.planNotes(ref, "at", "timestamp")).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it("takes over a lock whose holder process is gone, and refuses one held by a live run", async () => {
     const a = await SnowflakeTarget.open(engine.settings);
     const b = await SnowflakeTarget.open(engine.settings);

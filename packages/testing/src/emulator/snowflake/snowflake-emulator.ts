@@ -19,6 +19,8 @@ export interface SnowflakeEmulatorOptions {
   readonly oauthToken?: string;
   /** A PEM public key: key-pair sign-in (SNOWFLAKE_JWT) is accepted when the JWT verifies with it. */
   readonly publicKey?: string;
+  /** The TIMEZONE users' sessions start in (default America/Los_Angeles, as in Snowflake). */
+  readonly defaultTimezone?: string;
   /** Share a database with another emulator or a test (default: a new in-memory one). */
   readonly database?: EmulatorDatabase;
 }
@@ -62,6 +64,10 @@ export class SnowflakeEmulator {
   /** The `access_url` to give sqlload's `[target]`. */
   get url(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  private get timezone(): string {
+    return this.options.defaultTimezone ?? "America/Los_Angeles";
   }
 
   /** Sessions signed in and not closed. */
@@ -152,7 +158,7 @@ export class SnowflakeEmulator {
       return fail({ code: "390100", sqlState: "08004", message: "Incorrect username or password was specified." });
     }
     const token = randomUUID();
-    this.sessions.set(token, { session: await this.database.session(), context: { temporary: new Set() } });
+    this.sessions.set(token, { session: await this.database.session(), context: { temporary: new Set(), defaultTimezone: this.timezone } });
     return {
       success: true,
       code: null,
@@ -163,7 +169,7 @@ export class SnowflakeEmulator {
         validityInSeconds: 3600,
         masterValidityInSeconds: 14_400,
         sessionId: this.sessions.size,
-        parameters: [{ name: "TIMEZONE", value: "America/Los_Angeles" }],
+        parameters: [{ name: "TIMEZONE", value: this.timezone }],
         sessionInfo: {},
       },
     };

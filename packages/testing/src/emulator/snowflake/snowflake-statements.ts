@@ -4,6 +4,8 @@ import { duckType, rewriteExpression } from "./snowflake-expressions.js";
 
 /** What a statement needs from the session it runs in. */
 export interface SnowflakeContext {
+  /** The TIMEZONE a user's new sessions start in (Snowflake's default: America/Los_Angeles). */
+  readonly defaultTimezone: string;
   /** Tables this session created TEMPORARY: dropped when it closes. */
   readonly temporary: Set<string>;
 }
@@ -77,6 +79,13 @@ export const snowflakeShapes: StatementShape<SnowflakeContext>[] = [
     kind: "query",
     pattern: /^ALTER SESSION SET TIMEZONE = 'UTC'(, LOCK_TIMEOUT = \d+)?(, QUERY_TAG = '[A-Za-z0-9_ -]*')?$/i,
     translate: () => sql("SELECT 'Statement executed successfully.' AS status"),
+  },
+  {
+    name: "show_timezone",
+    kind: "query",
+    pattern: /^SHOW PARAMETERS LIKE 'TIMEZONE' IN USER$/i,
+    translate: (_m, context) =>
+      sql(`SELECT 'TIMEZONE' AS "key", '${context.defaultTimezone.replaceAll("'", "''")}' AS "value", 'America/Los_Angeles' AS "default", 'USER' AS "level"`),
   },
   {
     name: "create_schema",
