@@ -18,6 +18,7 @@ describe("snowflakeErrorKind", () => {
     ["numeric value not recognized", { code: "100038", sqlState: "22018" }, "bad_data"],
     ["NULL into NOT NULL", { code: "100072" }, "bad_data"],
     ["merge with duplicate source rows", { code: "100090" }, "duplicate_key"],
+    ["private key passphrase wrong", { code: "ERR_OSSL_BAD_DECRYPT" }, "auth"],
     ["too many requests", { response: { status: 429 } }, "rate_limit"],
     ["service unavailable", { response: { status: 503 } }, "connection"],
     ["unknown code, data SQLSTATE", { code: "999999", sqlState: "22003" }, "bad_data"],

@@ -68,6 +68,8 @@ export function snowflakeErrorKind(error: unknown): VendorErrorKind {
   const e = error as { code?: unknown; sqlState?: unknown; response?: { status?: unknown } } | null;
   const code = Number(e?.code);
   if (Number.isFinite(code) && snowflakeErrorCodes[code]) return snowflakeErrorCodes[code];
+  // The private key did not decrypt or parse (wrong passphrase, not a PEM key): signing in cannot work.
+  if (typeof e?.code === "string" && e.code.startsWith("ERR_OSSL")) return "auth";
   const status = Number(e?.response?.status);
   if (HTTP_KINDS[status]) return HTTP_KINDS[status];
   const state = typeof e?.sqlState === "string" ? e.sqlState : "";

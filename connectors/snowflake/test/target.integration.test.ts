@@ -1,6 +1,11 @@
 import { batchFromRows, type Column } from "@sqlload/core";
-import { requestMatching } from "@sqlload/testing/emulator";
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { requestMatching, SnowflakeEmulator } from "@sqlload/testing/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseSnowflakeSettings } from "../src/snowflake-settings.js";
 import { SnowflakeTarget } from "../src/snowflake-target.js";
 import { type Engine, emulatorEngine, freshSchema } from "./harness.js";
 
@@ -24,6 +29,26 @@ describe("the Snowflake target against the emulator", () => {
     );
     expect(error).toMatchObject({ code: "SL309", retryable: false });
     expect(String(error.message)).not.toContain("wrong-pw");
+  });
+
+  it("signs in with a key pair (SNOWFLAKE_JWT) given an encrypted PEM key and its passphrase", async () => {
+    const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const dir = mkdtempSync(join(tmpdir(), "sqlload-snowflake-key-"));
+    const keyPath = join(dir, "sqlload.p8");
+    writeFileSync(keyPath, privateKey.export({ type: "pkcs8", format: "pem", cipher: "aes-256-cbc", passphrase: "pass phrase" }));
+    const keyed = await SnowflakeEmulator.start({ publicKey: publicKey.export({ type: "spki", format: "pem" }).toString() });
+    try {
+      const options = { account: "emulator", user: "sqlload", database: "SQLLOAD", access_url: keyed.url, private_key_path: keyPath };
+      const target = await SnowflakeTarget.open(parseSnowflakeSettings({ ...options, private_key_passphrase: "pass phrase" }, dir));
+      expect(await target.describeTable({ schema: "raw", name: "absent" })).toBeNull();
+      await target.close();
+      const wrong = await SnowflakeTarget.open(parseSnowflakeSettings({ ...options, private_key_passphrase: "nope" }, dir)).catch((e) => e);
+      expect(wrong).toMatchObject({ code: "SL309", retryable: false });
+      expect(String(wrong.message)).not.toContain("nope");
+    } finally {
+      await keyed.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("signs in again and retries a read when the session token expired (390114)", async () => {
