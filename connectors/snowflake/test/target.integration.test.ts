@@ -1,8 +1,8 @@
-import { batchFromRows, type Column } from "@sqlload/core";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { batchFromRows, type Column } from "@sqlload/core";
 import { requestMatching, SnowflakeEmulator } from "@sqlload/testing/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSnowflakeSettings } from "../src/snowflake-settings.js";
@@ -38,11 +38,21 @@ describe("the Snowflake target against the emulator", () => {
     writeFileSync(keyPath, privateKey.export({ type: "pkcs8", format: "pem", cipher: "aes-256-cbc", passphrase: "pass phrase" }));
     const keyed = await SnowflakeEmulator.start({ publicKey: publicKey.export({ type: "spki", format: "pem" }).toString() });
     try {
-      const options = { account: "emulator", user: "sqlload", database: "SQLLOAD", access_url: keyed.url, private_key_path: keyPath };
-      const target = await SnowflakeTarget.open(parseSnowflakeSettings({ ...options, private_key_passphrase: "pass phrase" }, dir));
+      const options = {
+        account: "emulator",
+        user: "sqlload",
+        database: "SQLLOAD",
+        access_url: keyed.url,
+        private_key_path: keyPath,
+      };
+      const target = await SnowflakeTarget.open(
+        parseSnowflakeSettings({ ...options, private_key_passphrase: "pass phrase" }, dir),
+      );
       expect(await target.describeTable({ schema: "raw", name: "absent" })).toBeNull();
       await target.close();
-      const wrong = await SnowflakeTarget.open(parseSnowflakeSettings({ ...options, private_key_passphrase: "nope" }, dir)).catch((e) => e);
+      const wrong = await SnowflakeTarget.open(parseSnowflakeSettings({ ...options, private_key_passphrase: "nope" }, dir)).catch(
+        (e) => e,
+      );
       expect(wrong).toMatchObject({ code: "SL309", retryable: false });
       expect(String(wrong.message)).not.toContain("nope");
     } finally {
@@ -101,7 +111,9 @@ describe("the Snowflake target against the emulator", () => {
     try {
       const ref = { schema: freshSchema(), name: "t" };
       await target.ensureTable(ref, [...columns, { name: "ntz", type: { kind: "timestamp" }, nullable: true }]);
-      expect(await target.planNotes(ref, "ntz", "timestamp")).toEqual([expect.stringMatching(/TIMESTAMP_NTZ.*America\/Los_Angeles/)]);
+      expect(await target.planNotes(ref, "ntz", "timestamp")).toEqual([
+        expect.stringMatching(/TIMESTAMP_NTZ.*America\/Los_Angeles/),
+      ]);
       expect(await target.planNotes(ref, "at", "timestamp")).toEqual([]);
     } finally {
       await target.close();

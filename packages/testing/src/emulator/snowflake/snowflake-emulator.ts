@@ -158,7 +158,10 @@ export class SnowflakeEmulator {
       return fail({ code: "390100", sqlState: "08004", message: "Incorrect username or password was specified." });
     }
     const token = randomUUID();
-    this.sessions.set(token, { session: await this.database.session(), context: { temporary: new Set(), defaultTimezone: this.timezone } });
+    this.sessions.set(token, {
+      session: await this.database.session(),
+      context: { temporary: new Set(), defaultTimezone: this.timezone },
+    });
     return {
       success: true,
       code: null,

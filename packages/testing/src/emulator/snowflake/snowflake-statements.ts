@@ -85,7 +85,9 @@ export const snowflakeShapes: StatementShape<SnowflakeContext>[] = [
     kind: "query",
     pattern: /^SHOW PARAMETERS LIKE 'TIMEZONE' IN USER$/i,
     translate: (_m, context) =>
-      sql(`SELECT 'TIMEZONE' AS "key", '${context.defaultTimezone.replaceAll("'", "''")}' AS "value", 'America/Los_Angeles' AS "default", 'USER' AS "level"`),
+      sql(
+        `SELECT 'TIMEZONE' AS "key", '${context.defaultTimezone.replaceAll("'", "''")}' AS "value", 'America/Los_Angeles' AS "default", 'USER' AS "level"`,
+      ),
   },
   {
     name: "create_schema",
