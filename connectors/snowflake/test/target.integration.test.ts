@@ -120,6 +120,29 @@ describe("the Snowflake target against the emulator", () => {
     }
   });
 
+  it("loads a unit larger than one INSERT's bound values in several, in arrival order, exactly", async () => {
+    const target = await SnowflakeTarget.open(engine.settings);
+    try {
+      const ref = { schema: freshSchema(), name: "t" };
+      const wide: Column[] = [...columns, { name: "v", type: { kind: "text" }, nullable: true }];
+      await target.ensureTable(ref, wide, { primaryKey: ["id"] });
+      const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: 2n ** 62n + BigInt(i % 16_000), at: "2026-01-01T00:00:00.000001Z", v: `v${i}` }));
+      const unit = await target.begin(ref, { strategy: "merge", columns: wide, primaryKey: ["id"] });
+      await unit.write(batchFromRows(wide, rows.slice(0, 16_000)));
+      await unit.write(batchFromRows(wide, rows.slice(16_000)));
+      await unit.commit();
+      const inserts = emulator().failures.requests.filter((r) => r.shapes.includes("insert_values") && r.statement?.includes(ref.schema));
+      expect(inserts.length).toBeGreaterThan(2);
+      const read = await emulator().database.query(
+        `SELECT count(*), CAST(min(id) AS VARCHAR), max(CASE WHEN id = ${2n ** 62n} THEN v END) FROM "${ref.schema}"."t"`,
+      );
+      // Keys repeat after 16,000 rows: the later row of a key wins the merge.
+      expect(read.rows[0]).toEqual([16_000n, String(2n ** 62n), "v16000"]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it("takes over a lock whose holder process is gone, and refuses one held by a live run", async () => {
     const a = await SnowflakeTarget.open(engine.settings);
     const b = await SnowflakeTarget.open(engine.settings);
