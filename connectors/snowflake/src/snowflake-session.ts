@@ -79,7 +79,7 @@ export class SnowflakeSession {
       } catch (error) {
         if (attempt >= attempts || !isRetryableSnowflakeError(error)) throw error;
         await sleep(Math.min(200 * 2 ** attempt, 5_000));
-        if ((error as { code?: unknown }).code === 390114 || String((error as { code?: unknown }).code) === "390114") {
+        if (Number((error as { code?: unknown }).code) === 390114) {
           await this.close();
           this.connection = await login(this.settings);
           await this.run(SESSION_SETUP);

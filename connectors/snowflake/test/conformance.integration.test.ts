@@ -1,5 +1,4 @@
 import { describeTargetConformance, type TargetFixture } from "@sqlload/conformance";
-import type { LogicalType, TargetTableRef } from "@sqlload/core";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { qualifiedTable, quoteIdent } from "../src/snowflake-dialect.js";
 import type { SnowflakeSession } from "../src/snowflake-session.js";
@@ -14,15 +13,15 @@ import { type Engine, emulatorEngine, freshSchema, openSession, realEngine } fro
  * VARIANT and ARRAY as JSON text.
  */
 const real = realEngine();
-const engines: (() => Promise<Engine>)[] = [emulatorEngine];
+const engines: { name: string; start: () => Promise<Engine> }[] = [{ name: "emulator", start: emulatorEngine }];
 if (typeof real === "string") {
   describe("snowflake (real account)", () => {
     it.skip(`skipped: ${real}`, () => {});
   });
   console.log(`snowflake conformance against a real account skipped: ${real}`);
-} else engines.push(async () => real);
+} else engines.push({ name: real.name, start: async () => real });
 
-for (const start of engines) {
+for (const { name, start } of engines) {
   let engine: Engine;
   let reader: SnowflakeSession;
   const ready = (async () => {
@@ -35,7 +34,7 @@ for (const start of engines) {
     await engine?.stop();
   });
 
-  describeTargetConformance(`snowflake (${typeof real === "string" || start === emulatorEngine ? "emulator" : "real account"})`, {
+  describeTargetConformance(`snowflake (${name})`, {
     skips: {},
     async connect(): Promise<TargetFixture> {
       await ready;
@@ -96,5 +95,3 @@ function readValue(column: CatalogColumn, value: string | null): unknown {
   if (type === "ARRAY") return JSON.parse(value.replace(/(?<=[[,]\s*)(-?\d{16,})(?=\s*[,\]])/g, '"$1"'));
   return value;
 }
-
-export type { LogicalType, TargetTableRef };

@@ -125,13 +125,19 @@ describe("the Snowflake target against the emulator", () => {
     try {
       const ref = { schema: freshSchema(), name: "t" };
       const wide: Column[] = [...columns, { name: "v", type: { kind: "text" }, nullable: true }];
-      await target.ensureTable(ref, wide, { primaryKey: ["id"] });
-      const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: 2n ** 62n + BigInt(i % 16_000), at: "2026-01-01T00:00:00.000001Z", v: `v${i}` }));
+      await target.ensureTable(ref, wide);
+      const rows = Array.from({ length: 20_000 }, (_, i) => ({
+        id: 2n ** 62n + BigInt(i % 16_000),
+        at: "2026-01-01T00:00:00.000001Z",
+        v: `v${i}`,
+      }));
       const unit = await target.begin(ref, { strategy: "merge", columns: wide, primaryKey: ["id"] });
       await unit.write(batchFromRows(wide, rows.slice(0, 16_000)));
       await unit.write(batchFromRows(wide, rows.slice(16_000)));
       await unit.commit();
-      const inserts = emulator().failures.requests.filter((r) => r.shapes.includes("insert_values") && r.statement?.includes(ref.schema));
+      const inserts = emulator().failures.requests.filter(
+        (r) => r.shapes.includes("insert_values") && r.statement?.includes(ref.schema),
+      );
       expect(inserts.length).toBeGreaterThan(2);
       const read = await emulator().database.query(
         `SELECT count(*), CAST(min(id) AS VARCHAR), max(CASE WHEN id = ${2n ** 62n} THEN v END) FROM "${ref.schema}"."t"`,
