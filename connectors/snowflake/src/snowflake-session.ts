@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import snowflake from "snowflake-sdk";
+import type * as Snowflake from "snowflake-sdk";
 import { isRetryableSnowflakeError } from "./errors.js";
+import { snowflakeDriver } from "./snowflake-driver.js";
 
 /** How sqlload signs in; exactly one. Secrets stay in here and are never printed. */
 export type SnowflakeAuth =
@@ -23,8 +24,6 @@ export interface SnowflakeSettings {
 
 export type Row = Readonly<Record<string, string | null>>;
 
-let configured = false;
-
 /**
  * Every session runs in UTC; waits at most 2 minutes for a table lock (Snowflake's default is 12
  * hours: a run killed inside its transaction holds the table until its session times out, and the
@@ -39,16 +38,11 @@ const SESSION_SETUP = "ALTER SESSION SET TIMEZONE = 'UTC', LOCK_TIMEOUT = 120, Q
  */
 export class SnowflakeSession {
   private constructor(
-    private connection: snowflake.Connection,
+    private connection: Snowflake.Connection,
     private readonly settings: SnowflakeSettings,
   ) {}
 
   static async open(settings: SnowflakeSettings): Promise<SnowflakeSession> {
-    if (!configured) {
-      // The driver logs to a file and the console by default; sqlload reports errors itself.
-      snowflake.configure({ logLevel: "OFF" });
-      configured = true;
-    }
     const session = new SnowflakeSession(await login(settings), settings);
     await session.run(SESSION_SETUP);
     return session;
@@ -59,7 +53,7 @@ export class SnowflakeSession {
     return new Promise((resolve, reject) => {
       this.connection.execute({
         sqlText,
-        ...(binds ? { binds: binds as snowflake.Binds } : {}),
+        ...(binds ? { binds: binds as Snowflake.Binds } : {}),
         fetchAsString: ["Number", "Date", "Boolean", "JSON", "Buffer"],
         complete: (error, _statement, rows) => (error ? reject(error) : resolve((rows ?? []) as Row[])),
       });
@@ -96,9 +90,9 @@ export class SnowflakeSession {
   }
 }
 
-function login(settings: SnowflakeSettings): Promise<snowflake.Connection> {
+function login(settings: SnowflakeSettings): Promise<Snowflake.Connection> {
   const auth = settings.auth;
-  const connection = snowflake.createConnection({
+  const connection = snowflakeDriver().createConnection({
     account: settings.account,
     username: settings.user,
     database: settings.database,
