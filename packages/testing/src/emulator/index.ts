@@ -8,6 +8,7 @@ export {
   requestMatching,
 } from "./failure-injection.js";
 export { daysToIso, microsToIso, type PlainValue, plainValue } from "./plain-values.js";
+export { SnowflakeEmulator, type SnowflakeEmulatorOptions } from "./snowflake/index.js";
 export {
   type MatchedStatement,
   matchStatement,

@@ -1,0 +1,62 @@
+import { SnowflakeEmulator } from "@sqlload/testing/emulator";
+import { SnowflakeSession, type SnowflakeSettings } from "../src/snowflake-session.js";
+import { parseSnowflakeSettings } from "../src/snowflake-settings.js";
+
+/**
+ * Where the Snowflake tests run: the emulator always (snowflake-sdk over HTTP to a local server on
+ * DuckDB), and a real account as well when SQLLOAD_SNOWFLAKE_ACCOUNT and credentials are set.
+ */
+export interface Engine {
+  readonly name: string;
+  readonly settings: SnowflakeSettings;
+  /** The `[target]` options a project would give. */
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly emulator?: SnowflakeEmulator;
+  stop(): Promise<void>;
+}
+
+export async function emulatorEngine(): Promise<Engine> {
+  const emulator = await SnowflakeEmulator.start({ user: "SQLLOAD", password: "secret" });
+  const options = { account: "emulator", user: "sqlload", password: "secret", database: "SQLLOAD", access_url: emulator.url };
+  return {
+    name: "emulator",
+    settings: parseSnowflakeSettings(options, process.cwd()),
+    options,
+    emulator,
+    stop: () => emulator.close(),
+  };
+}
+
+/** The real account from the environment, or the reason it is not used. */
+export function realEngine(): Engine | string {
+  const env = process.env;
+  if (!env.SQLLOAD_SNOWFLAKE_ACCOUNT) return "SQLLOAD_SNOWFLAKE_ACCOUNT is not set";
+  const options: Record<string, unknown> = {
+    account: env.SQLLOAD_SNOWFLAKE_ACCOUNT,
+    user: env.SQLLOAD_SNOWFLAKE_USER,
+    database: env.SQLLOAD_SNOWFLAKE_DATABASE,
+    role: env.SQLLOAD_SNOWFLAKE_ROLE,
+    warehouse: env.SQLLOAD_SNOWFLAKE_WAREHOUSE,
+    password: env.SQLLOAD_SNOWFLAKE_PASSWORD,
+    private_key_path: env.SQLLOAD_SNOWFLAKE_PRIVATE_KEY_PATH,
+    private_key_passphrase: env.SQLLOAD_SNOWFLAKE_PRIVATE_KEY_PASSPHRASE,
+    token: env.SQLLOAD_SNOWFLAKE_TOKEN,
+  };
+  for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
+  try {
+    return { name: "real account", settings: parseSnowflakeSettings(options, process.cwd()), options, stop: async () => {} };
+  } catch (error) {
+    return `SQLLOAD_SNOWFLAKE_ACCOUNT is set but the credentials are incomplete: ${(error as Error).message}`;
+  }
+}
+
+export function openSession(engine: Engine): Promise<SnowflakeSession> {
+  return SnowflakeSession.open(engine.settings);
+}
+
+let schemas = 0;
+
+/** A schema name no other test of this process uses. */
+export function freshSchema(): string {
+  return `sqlload_test_${process.pid}_${++schemas}`;
+}
