@@ -6,9 +6,12 @@ export interface TargetCapabilities {
   /**
    * `transactional`: each commit unit is one transaction, visible at `commit`.
    * `staged`: `commit` lands a unit in staging; `publish` makes staged units visible together.
+   * `data-then-log`: each unit's data lands in one commit of its own and its run-log records right
+   * after, so a crash between the two leaves the data ahead of the log (Databricks without
+   * multi-statement transactions). Logged-state tables cannot stay exactly once on such a target.
    * Default `transactional`.
    */
-  readonly commitModel: "transactional" | "staged";
+  readonly commitModel: "transactional" | "staged" | "data-then-log";
   /** `deleteRange` and `maxCursor` compare text by code point. Default true; a target that cannot must say so. */
   readonly codePointText: boolean;
 }

@@ -41,7 +41,7 @@ export interface PlanInput {
   /** The run's start, fixed for the whole run. */
   readonly now: Date;
   /** The target's commit model: a staged target publishes `delete_insert` once, at the end of the run. */
-  readonly commitModel?: "transactional" | "staged" | undefined;
+  readonly commitModel?: "transactional" | "staged" | "data-then-log" | undefined;
 }
 
 export interface TablePlan {

@@ -16,3 +16,4 @@ export {
   type Translation,
 } from "./statement-shapes.js";
 export { type TableClaims, tableClaims } from "./table-claims.js";
+export { DatabricksEmulator, type DatabricksEmulatorOptions } from "./databricks/databricks-emulator.js";
