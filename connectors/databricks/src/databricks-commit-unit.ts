@@ -40,6 +40,8 @@ export interface UnitContext {
   readonly atomic: boolean;
   /** Creates the schema's run log when it is missing (DDL cannot run inside the block). */
   ensureRunLog(schema: string): Promise<void>;
+  /** Creates the schema when it is missing (a `replace` may build a table in a schema not made yet). */
+  ensureSchema(schema: string): Promise<void>;
   wrap(error: unknown, action: string): SqlloadError;
 }
 
@@ -200,6 +202,7 @@ export class DatabricksCommitUnit implements CommitUnit {
       name: `_sqlload_build_${randomUUID().replaceAll("-", "")}`,
     });
     const nullable = columns.map((c) => ({ ...c, nullable: true }));
+    await this.context.ensureSchema(this.ref.schema);
     await this.run(
       { sql: createTableSql(name, [...nullable, { name: SEQUENCE_COLUMN, type: { kind: "int64" }, nullable: false }], false), params: {} },
       "staging",

@@ -137,6 +137,7 @@ export class DatabricksTarget implements TargetConnection {
       catalog: this.catalog,
       atomic: this.commitModel.atomic,
       ensureRunLog: (schema) => this.ensureRunLog(schema),
+      ensureSchema: (schema) => this.ensureSchema(schema),
       wrap: (error, action) => this.wrap(error, action),
     };
   }

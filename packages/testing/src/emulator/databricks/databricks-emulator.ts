@@ -169,7 +169,7 @@ export class DatabricksEmulator {
       });
       const params = parameters(req.parameters);
       const result = atomicBody
-        ? await this.runAtomic(state.session, matched, params)
+        ? await this.runAtomic(matched, params)
         : await this.runOne(state.session, matched[0] as MatchedStatement<DatabricksContext>, params);
       return this.answer(result);
     } catch (error) {
@@ -202,21 +202,29 @@ export class DatabricksEmulator {
     return matched;
   }
 
+  /**
+   * A non-interactive transaction needs no session state, and a warehouse runs a session's
+   * statements concurrently: each block gets a DuckDB connection of its own for its transaction.
+   */
   private async runAtomic(
-    session: EmulatorSession,
     statements: readonly MatchedStatement<DatabricksContext>[],
     params: Record<string, DuckDBValue>,
   ): Promise<StatementResult> {
-    await session.begin();
-    let last: StatementResult = { columns: [], rows: [], rowsChanged: 0 };
+    const session = await this.database.session();
     try {
-      for (const m of statements) last = await this.runMatched(session, m, params);
-      await session.commit();
-    } catch (error) {
-      await session.rollback();
-      throw error;
+      await session.begin();
+      let last: StatementResult = { columns: [], rows: [], rowsChanged: 0 };
+      try {
+        for (const m of statements) last = await this.runMatched(session, m, params);
+        await session.commit();
+      } catch (error) {
+        await session.rollback();
+        throw error;
+      }
+      return last;
+    } finally {
+      session.close();
     }
-    return last;
   }
 
   /** One statement on its own: a Delta commit of its own (REPLACE WHERE's delete and insert together). */
@@ -226,15 +234,7 @@ export class DatabricksEmulator {
     params: Record<string, DuckDBValue>,
   ): Promise<StatementResult> {
     if (m.shape.name !== "replace_where") return this.runMatched(session, m, params);
-    await session.begin();
-    try {
-      const result = await this.runMatched(session, m, params);
-      await session.commit();
-      return result;
-    } catch (error) {
-      await session.rollback();
-      throw error;
-    }
+    return this.runAtomic([m], params);
   }
 
   private async runMatched(
