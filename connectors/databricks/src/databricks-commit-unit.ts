@@ -102,7 +102,10 @@ export class DatabricksCommitUnit implements CommitUnit {
       }
       return { index, column };
     });
-    const targets = [...columns.map((c) => c.column), { name: SEQUENCE_COLUMN, type: { kind: "int64" }, nullable: false } as Column];
+    const targets = [
+      ...columns.map((c) => c.column),
+      { name: SEQUENCE_COLUMN, type: { kind: "int64" }, nullable: false } as Column,
+    ];
     const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS_PER_INSERT / Math.max(1, columns.length)));
     for (let start = 0; start < batch.length; start += perStatement) {
       const params = new Parameters();
@@ -176,7 +179,9 @@ export class DatabricksCommitUnit implements CommitUnit {
       const cursor = this.options.cursor as NonNullable<CommitUnitOptions["cursor"]>;
       const dialect = rangeDialect(params, this.options.columns.find((c) => c.name === cursor.column)?.type);
       return this.ranges
-        .map((r) => rangePredicate(dialect, { column: cursor.column, kind: cursor.kind, range: r.range, includeNulls: r.includeNulls }))
+        .map((r) =>
+          rangePredicate(dialect, { column: cursor.column, kind: cursor.kind, range: r.range, includeNulls: r.includeNulls }),
+        )
         .join(" OR ");
     };
     const data: Statement[] = [];
@@ -194,7 +199,10 @@ export class DatabricksCommitUnit implements CommitUnit {
       if (build) data.push(statement(() => insertSelectSql(this.table, columns, build.name)));
     }
     if (this.logs.length > 0) await this.context.ensureRunLog(this.ref.schema);
-    const log = this.logs.length > 0 ? [statement((p) => insertRunLogSql(this.context.catalog, this.ref, formatTargetTable(this.ref), this.logs, p))] : [];
+    const log =
+      this.logs.length > 0
+        ? [statement((p) => insertRunLogSql(this.context.catalog, this.ref, formatTargetTable(this.ref), this.logs, p))]
+        : [];
     if (atomic) {
       const all = [...data, ...log];
       if (all.length === 0) return;
@@ -224,7 +232,10 @@ export class DatabricksCommitUnit implements CommitUnit {
     const nullable = columns.map((c) => ({ ...c, nullable: true }));
     await this.context.ensureSchema(this.ref.schema);
     await this.run(
-      { sql: createTableSql(name, [...nullable, { name: SEQUENCE_COLUMN, type: { kind: "int64" }, nullable: false }], false), params: {} },
+      {
+        sql: createTableSql(name, [...nullable, { name: SEQUENCE_COLUMN, type: { kind: "int64" }, nullable: false }], false),
+        params: {},
+      },
       "staging",
     );
     this.build = { name, columns };

@@ -71,11 +71,14 @@ export async function acquireTableLock(
   }
   const beat = setInterval(() => {
     session
-      .execute(`UPDATE ${locks} SET ${q("beat_at")} = CAST(:beat AS TIMESTAMP) WHERE ${q("table_name")} = :t AND ${q("token")} = :token`, {
-        t: table,
-        token,
-        beat: nowText(),
-      })
+      .execute(
+        `UPDATE ${locks} SET ${q("beat_at")} = CAST(:beat AS TIMESTAMP) WHERE ${q("table_name")} = :t AND ${q("token")} = :token`,
+        {
+          t: table,
+          token,
+          beat: nowText(),
+        },
+      )
       .catch(() => undefined);
   }, timing.heartbeatMs);
   beat.unref();

@@ -28,7 +28,13 @@ export function ensureRunLogSql(catalog: string, schema: string, catalogManaged:
 }
 
 /** One INSERT of a unit's records, numbered after the table's last one. */
-export function insertRunLogSql(catalog: string, ref: TargetTableRef, targetName: string, rows: readonly RunLogRow[], params: Parameters): string {
+export function insertRunLogSql(
+  catalog: string,
+  ref: TargetTableRef,
+  targetName: string,
+  rows: readonly RunLogRow[],
+  params: Parameters,
+): string {
   const q = quoteIdentifier;
   const table = runLogTable(catalog, ref.schema);
   const name = params.add(targetName);
@@ -47,7 +53,12 @@ export function insertRunLogSql(catalog: string, ref: TargetTableRef, targetName
 }
 
 /** The table's records in the order they were written; none when the schema has no run log yet. */
-export async function readRunLog(session: DatabricksSession, catalog: string, ref: TargetTableRef, targetName: string): Promise<RunLogRow[]> {
+export async function readRunLog(
+  session: DatabricksSession,
+  catalog: string,
+  ref: TargetTableRef,
+  targetName: string,
+): Promise<RunLogRow[]> {
   const q = quoteIdentifier;
   let rows: Awaited<ReturnType<DatabricksSession["query"]>>;
   try {

@@ -1,6 +1,6 @@
 import databricks from "@databricks/sql";
-import { databricksError, scrubber } from "./errors.js";
 import type { DatabricksSettings } from "./databricks-settings.js";
+import { databricksError, scrubber } from "./errors.js";
 
 // The driver is CommonJS: its classes come from the default export.
 const { DBSQLClient, DBSQLLogger, LogLevel } = databricks;

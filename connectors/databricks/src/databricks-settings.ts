@@ -50,7 +50,10 @@ export function parseSettings(options: Readonly<Record<string, unknown>>, projec
   }
   const transactions = (text(options, "transactions") ?? "auto") as TransactionsSetting;
   if (!["auto", "atomic", "none"].includes(transactions)) {
-    throw new SqlloadError("SL107", `the Databricks target's \`transactions\` must be "auto", "atomic" or "none", not "${transactions}"`);
+    throw new SqlloadError(
+      "SL107",
+      `the Databricks target's \`transactions\` must be "auto", "atomic" or "none", not "${transactions}"`,
+    );
   }
   const port = options.port;
   if (port !== undefined && !(typeof port === "number" && Number.isInteger(port) && port > 0)) {
@@ -61,7 +64,9 @@ export function parseSettings(options: Readonly<Record<string, unknown>>, projec
     host,
     port: port as number | undefined,
     httpPath,
-    auth: token ? { kind: "token", token } : { kind: "oauth-m2m", clientId: clientId as string, clientSecret: clientSecret as string },
+    auth: token
+      ? { kind: "token", token }
+      : { kind: "oauth-m2m", clientId: clientId as string, clientSecret: clientSecret as string },
     catalog,
     volume: text(options, "volume"),
     transactions,

@@ -67,7 +67,8 @@ export function mergeSql(table: string, columns: readonly Column[], keys: readon
   const q = quoteIdentifier;
   const on = keys.map((k) => `tgt.${q(k)} = src.${q(k)}`).join(" AND ");
   const rest = columns.filter((c) => !keys.includes(c.name));
-  const matched = rest.length > 0 ? ` WHEN MATCHED THEN UPDATE SET ${rest.map((c) => `${q(c.name)} = src.${q(c.name)}`).join(", ")}` : "";
+  const matched =
+    rest.length > 0 ? ` WHEN MATCHED THEN UPDATE SET ${rest.map((c) => `${q(c.name)} = src.${q(c.name)}`).join(", ")}` : "";
   return (
     `MERGE INTO ${table} AS tgt USING (SELECT ${list(columns)} FROM ${build} QUALIFY ROW_NUMBER() OVER (PARTITION BY ${keys.map(q).join(", ")} ORDER BY ${q(SEQUENCE_COLUMN)} DESC) = 1) AS src` +
     ` ON ${on}${matched} WHEN NOT MATCHED THEN INSERT (${list(columns)}) VALUES (${columns.map((c) => `src.${q(c.name)}`).join(", ")})`

@@ -16,8 +16,8 @@ import {
   type TargetTableInfo,
   type TargetTableRef,
 } from "@sqlload/core";
-import { DatabricksCommitUnit, type UnitContext } from "./databricks-commit-unit.js";
 import type { CommitModelChoice } from "./databricks-commit-model.js";
+import { DatabricksCommitUnit, type UnitContext } from "./databricks-commit-unit.js";
 import { qualifiedSchema, qualifiedTable, quoteIdentifier } from "./databricks-dialect.js";
 import { acquireTableLock } from "./databricks-lock.js";
 import { maxCursorSql } from "./databricks-range.js";
@@ -124,7 +124,9 @@ export class DatabricksTarget implements TargetConnection {
 
   async lockTable(ref: TargetTableRef): Promise<{ release(): Promise<void> }> {
     await this.ensureSchema(ref.schema);
-    return this.guard(`locking ${formatTargetTable(ref)}`, () => acquireTableLock(this.session, this.catalog, ref.schema, ref.name));
+    return this.guard(`locking ${formatTargetTable(ref)}`, () =>
+      acquireTableLock(this.session, this.catalog, ref.schema, ref.name),
+    );
   }
 
   async close(): Promise<void> {

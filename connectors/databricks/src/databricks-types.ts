@@ -21,7 +21,10 @@ export function databricksType(type: LogicalType): string {
       return "DOUBLE";
     case "decimal":
       if (type.precision > 38) {
-        throw new SqlloadError("SL302", `decimal(${type.precision},${type.scale}) does not fit Databricks' DECIMAL (38 digits at most)`);
+        throw new SqlloadError(
+          "SL302",
+          `decimal(${type.precision},${type.scale}) does not fit Databricks' DECIMAL (38 digits at most)`,
+        );
       }
       return `DECIMAL(${type.precision},${type.scale})`;
     case "text":

@@ -1,4 +1,4 @@
-import { toVendorSqlloadError, type SqlloadError, type VendorErrorKind } from "@sqlload/core";
+import { type SqlloadError, toVendorSqlloadError, type VendorErrorKind } from "@sqlload/core";
 
 /**
  * Databricks error classes (the `[CLASS]` that starts every warehouse error message, stable

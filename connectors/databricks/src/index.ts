@@ -15,13 +15,37 @@ export default defineConnector({
   },
   configSchema: {
     target: [
-      { key: "host", type: "string", required: true, description: "The workspace host, e.g. adb-1234567890123456.7.azuredatabricks.net." },
-      { key: "http_path", type: "string", required: true, description: "The SQL warehouse's HTTP path, e.g. /sql/1.0/warehouses/abcdef1234567890." },
+      {
+        key: "host",
+        type: "string",
+        required: true,
+        description: "The workspace host, e.g. adb-1234567890123456.7.azuredatabricks.net.",
+      },
+      {
+        key: "http_path",
+        type: "string",
+        required: true,
+        description: "The SQL warehouse's HTTP path, e.g. /sql/1.0/warehouses/abcdef1234567890.",
+      },
       { key: "token", type: "string", secret: true, description: "A personal access token (or use client_id/client_secret)." },
       { key: "client_id", type: "string", description: "OAuth machine-to-machine: the service principal's application id." },
-      { key: "client_secret", type: "string", secret: true, description: "OAuth machine-to-machine: the service principal's secret." },
-      { key: "catalog", type: "string", required: true, description: "The Unity Catalog catalog; tables land in catalog.<target schema>." },
-      { key: "volume", type: "string", description: "A Unity Catalog volume for staging files (reserved for the bulk path; see the docs)." },
+      {
+        key: "client_secret",
+        type: "string",
+        secret: true,
+        description: "OAuth machine-to-machine: the service principal's secret.",
+      },
+      {
+        key: "catalog",
+        type: "string",
+        required: true,
+        description: "The Unity Catalog catalog; tables land in catalog.<target schema>.",
+      },
+      {
+        key: "volume",
+        type: "string",
+        description: "A Unity Catalog volume for staging files (reserved for the bulk path; see the docs).",
+      },
       {
         key: "transactions",
         type: "string",
@@ -30,7 +54,11 @@ export default defineConnector({
           'How units commit: "atomic" (one BEGIN ATOMIC block each), "none" (data first, then the run log), "auto" (default: atomic when the warehouse runs BEGIN ATOMIC).',
       },
       { key: "port", type: "integer", description: "The warehouse's HTTPS port (default 443)." },
-      { key: "ca_cert", type: "string", description: "A PEM file of an extra CA to trust (a TLS-inspecting proxy), relative to the project." },
+      {
+        key: "ca_cert",
+        type: "string",
+        description: "A PEM file of an extra CA to trust (a TLS-inspecting proxy), relative to the project.",
+      },
     ],
     table: [],
   },

@@ -1,9 +1,9 @@
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CliResult, runSqlload, startSqlload } from "@sqlload/testing";
-import type { ChildProcess } from "node:child_process";
 import { CATALOG, type EmulatedWarehouse } from "./harness.js";
 
 export { SQLLOAD_CLI as CLI } from "@sqlload/testing";

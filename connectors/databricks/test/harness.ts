@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TargetTableRef } from "@sqlload/core";
 import { DatabricksEmulator, type DatabricksEmulatorOptions, plainValue } from "@sqlload/testing/emulator";
-import connector from "../src/index.js";
 import type { DatabricksTarget } from "../src/databricks-target.js";
+import connector from "../src/index.js";
 
 export const CATALOG = "sqlload";
 

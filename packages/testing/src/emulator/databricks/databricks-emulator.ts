@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import type { DuckDBValue } from "@duckdb/node-api";
 import { EmulatorDatabase, type EmulatorSession, type StatementResult } from "../duckdb-executor.js";
 import { EmulatorError } from "../emulator-error.js";
@@ -14,8 +14,24 @@ import { databricksTypeName, toDuckDbSql } from "./databricks-sql.js";
 import { type SelfSignedCertificate, selfSignedCertificate } from "./databricks-tls.js";
 
 const require = createRequire(import.meta.url);
-const thrift = require("thrift") as Record<string, any>;
-const TCLIService = require("@databricks/sql/thrift/TCLIService.js") as Record<string, any>;
+const thrift = require("thrift") as {
+  createWebServer(options: object): { emit(event: "request", ...args: unknown[]): boolean };
+  TBinaryProtocol: unknown;
+  TBufferedTransport: unknown;
+};
+const TCLIService = require("@databricks/sql/thrift/TCLIService.js") as unknown;
+
+/** The parts of the driver's Thrift requests the emulator reads. */
+interface ThriftRequest {
+  readonly sessionHandle?: { readonly sessionId: { readonly guid: Uint8Array } };
+  readonly statement?: string;
+  readonly parameters?: readonly SparkParameter[] | null;
+}
+
+interface SparkParameter {
+  readonly name?: string | null;
+  readonly value?: { readonly stringValue?: string | null } | null;
+}
 
 export interface DatabricksEmulatorOptions {
   /** The Unity Catalog catalog(s) that exist. Default `["sqlload"]`. */
@@ -76,7 +92,7 @@ export class DatabricksEmulator {
           processor: TCLIService,
           handler: new Proxy(
             {},
-            { get: (_t, method: string) => (req: any) => (emulator as DatabricksEmulator).handle(method, req) },
+            { get: (_t, method: string) => (req: ThriftRequest) => (emulator as DatabricksEmulator).handle(method, req) },
           ),
           protocol: thrift.TBinaryProtocol,
           transport: thrift.TBufferedTransport,
@@ -116,7 +132,7 @@ export class DatabricksEmulator {
     this.database.close();
   }
 
-  private async handle(method: string, req: any): Promise<unknown> {
+  private async handle(method: string, req: ThriftRequest): Promise<unknown> {
     const ok = new ttypes.TStatus({ statusCode: ttypes.TStatusCode.SUCCESS_STATUS });
     switch (method) {
       case "OpenSession": {
@@ -130,7 +146,7 @@ export class DatabricksEmulator {
         });
       }
       case "CloseSession": {
-        const key = Buffer.from(req.sessionHandle.sessionId.guid).toString("hex");
+        const key = Buffer.from(req.sessionHandle?.sessionId.guid ?? []).toString("hex");
         const state = this.sessions.get(key);
         if (state) {
           await state.session.rollback().catch(() => undefined);
@@ -152,15 +168,13 @@ export class DatabricksEmulator {
     }
   }
 
-  private async executeStatement(req: any): Promise<unknown> {
-    const state = this.sessions.get(Buffer.from(req.sessionHandle.sessionId.guid).toString("hex"));
+  private async executeStatement(req: ThriftRequest): Promise<unknown> {
+    const state = this.sessions.get(Buffer.from(req.sessionHandle?.sessionId.guid ?? []).toString("hex"));
     try {
       if (!state) throw new EmulatorError("not_found", "[INVALID_HANDLE] the session does not exist");
       const statement = String(req.statement);
       const atomicBody = /^\s*BEGIN\s+ATOMIC\b([\s\S]*?)\bEND\s*;?\s*$/i.exec(statement);
-      const matched = atomicBody
-        ? this.atomicStatements(atomicBody[1] as string)
-        : [matchStatement(databricksShapes, statement)];
+      const matched = atomicBody ? this.atomicStatements(atomicBody[1] as string) : [matchStatement(databricksShapes, statement)];
       await this.failures.intercept({
         protocol: "databricks",
         operation: "ExecuteStatement",
@@ -286,9 +300,7 @@ export class DatabricksEmulator {
     const rows: StatementResult = hasResultSet
       ? result
       : {
-          columns: [
-            { name: "num_affected_rows", type: { toString: () => "BIGINT" } as never },
-          ] as StatementResult["columns"],
+          columns: [{ name: "num_affected_rows", type: { toString: () => "BIGINT" } as never }] as StatementResult["columns"],
           rows: [[BigInt(result.rowsChanged)]],
           rowsChanged: result.rowsChanged,
         };
@@ -318,7 +330,7 @@ export class DatabricksEmulator {
 }
 
 /** Named parameters as the driver sends them (`TSparkParameter`): text, or NULL when it has no value. */
-function parameters(list: readonly any[] | null | undefined): Record<string, DuckDBValue> {
+function parameters(list: readonly SparkParameter[] | null | undefined): Record<string, DuckDBValue> {
   const out: Record<string, DuckDBValue> = {};
   for (const p of list ?? []) {
     if (!p.name) throw new EmulatorError("unsupported", "the emulator takes named parameters only");

@@ -4,8 +4,44 @@ import { daysToIso, microsToIso, type PlainValue, plainValue } from "../plain-va
 
 const require = createRequire(import.meta.url);
 // The driver's own generated Thrift types: what it decodes is what the emulator encodes.
-export const ttypes = require("@databricks/sql/thrift/TCLIService_types.js") as Record<string, any>;
+export const ttypes = require("@databricks/sql/thrift/TCLIService_types.js") as ThriftTypes;
 const Int64 = require("node-int64") as new (value: number | string) => unknown;
+
+type ThriftName =
+  | "TStatus"
+  | "TStatusCode"
+  | "TOpenSessionResp"
+  | "TProtocolVersion"
+  | "TSessionHandle"
+  | "THandleIdentifier"
+  | "TCloseSessionResp"
+  | "TCloseOperationResp"
+  | "TCancelOperationResp"
+  | "TGetOperationStatusResp"
+  | "TOperationState"
+  | "TExecuteStatementResp"
+  | "TOperationHandle"
+  | "TOperationType"
+  | "TSparkDirectResults"
+  | "TGetResultSetMetadataResp"
+  | "TSparkRowSetType"
+  | "TFetchResultsResp"
+  | "TTableSchema"
+  | "TColumnDesc"
+  | "TTypeDesc"
+  | "TTypeEntry"
+  | "TPrimitiveTypeEntry"
+  | "TTypeId"
+  | "TRowSet"
+  | "TColumn"
+  | "TBoolColumn"
+  | "TI32Column"
+  | "TI64Column"
+  | "TDoubleColumn"
+  | "TStringColumn";
+
+/** The generated module: struct constructors and enums (name → number) the emulator uses. */
+export type ThriftTypes = Readonly<Record<ThriftName, (new (args?: object) => object) & Readonly<Record<string, number>>>>;
 
 type Encoded = { readonly typeName: string; readonly field: string; readonly value: (v: PlainValue) => unknown };
 
@@ -61,7 +97,7 @@ export function resultSchema(result: StatementResult): unknown {
             types: [
               new ttypes.TTypeEntry({
                 primitiveEntry: new ttypes.TPrimitiveTypeEntry({
-                  type: ttypes.TTypeId[encodingOf(c.type.toString()).typeName],
+                  type: (ttypes.TTypeId as Readonly<Record<string, number>>)[encodingOf(c.type.toString()).typeName],
                 }),
               }),
             ],
@@ -76,7 +112,8 @@ export function resultRowSet(result: StatementResult): unknown {
   const columns = result.columns.map((c, i) => {
     const encoding = encodingOf(c.type.toString());
     const values = result.rows.map((row) => plainValue(row[i] ?? null));
-    const typed = new ttypes[`T${encoding.field.slice(0, 1).toUpperCase()}${encoding.field.slice(1, -3)}Column`]({
+    const Column = ttypes[`T${encoding.field.slice(0, 1).toUpperCase()}${encoding.field.slice(1, -3)}Column` as ThriftName];
+    const typed = new Column({
       values: values.map((v) => (v === null ? encoding.value(encoding.field === "stringVal" ? "" : 0) : encoding.value(v))),
       nulls: nullBitmap(values),
     });

@@ -76,7 +76,9 @@ export const databricksShapes: readonly StatementShape<DatabricksContext>[] = [
   {
     name: "insert_if_absent",
     kind: "dml",
-    pattern: new RegExp(`^INSERT INTO ${Q} \\(([^)]+)\\) SELECT ([\\s\\S]+?) WHERE NOT EXISTS \\(SELECT 1 FROM ${Q} WHERE ([^()]+)\\)$`),
+    pattern: new RegExp(
+      `^INSERT INTO ${Q} \\(([^)]+)\\) SELECT ([\\s\\S]+?) WHERE NOT EXISTS \\(SELECT 1 FROM ${Q} WHERE ([^()]+)\\)$`,
+    ),
     translate: (m) => sql(m[0]),
     writes: writes(1),
   },
