@@ -16,7 +16,7 @@ import {
   type TargetTableInfo,
   type TargetTableRef,
 } from "@sqlload/core";
-import type { CommitModelChoice } from "./databricks-commit-model.js";
+import { type CommitModelChoice, collationWarning, commitModelNote } from "./databricks-commit-model.js";
 import { DatabricksCommitUnit, type UnitContext } from "./databricks-commit-unit.js";
 import { qualifiedSchema, qualifiedTable, quoteIdentifier } from "./databricks-dialect.js";
 import { acquireTableLock } from "./databricks-lock.js";
@@ -110,6 +110,24 @@ export class DatabricksTarget implements TargetConnection {
       }
     }
     return (await this.describeTable(ref))?.columns ?? columns.map(storedColumn);
+  }
+
+  /**
+   * What `plan` should say about this target for a table: which commit model applies and why,
+   * and a warning per column whose collation is not code point order. Core has no hook for
+   * target notes yet; the CLI's plan can print these once it does.
+   */
+  async planNotes(ref: TargetTableRef): Promise<string[]> {
+    const rows = await this.guard(`reading the collations of ${formatTargetTable(ref)}`, () =>
+      this.session.query(
+        `SELECT column_name, collation_name FROM ${quoteIdentifier(this.catalog)}.information_schema.columns WHERE lower(table_schema) = lower(:schema) AND lower(table_name) = lower(:table) AND collation_name IS NOT NULL ORDER BY ordinal_position`,
+        { schema: ref.schema, table: ref.name },
+      ),
+    );
+    const warnings = rows
+      .map((r) => collationWarning(r.column_name ?? "", r.collation_name ?? ""))
+      .filter((w): w is string => !!w);
+    return [commitModelNote(this.commitModel), ...warnings];
   }
 
   async begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {

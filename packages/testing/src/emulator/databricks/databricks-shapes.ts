@@ -135,6 +135,19 @@ export const databricksShapes: readonly StatementShape<DatabricksContext>[] = [
     }),
   },
   {
+    // DuckDB keeps no per-column collations: every text column compares by code point, as UTF8_BINARY does.
+    name: "describe_collations",
+    kind: "query",
+    pattern: new RegExp(
+      `^SELECT column_name, collation_name FROM (${N})\\.information_schema\\.columns WHERE lower\\(table_schema\\) = lower\\(:schema\\) AND lower\\(table_name\\) = lower\\(:table\\) AND collation_name IS NOT NULL ORDER BY ordinal_position$`,
+    ),
+    translate: (m) => ({
+      sql: [
+        `SELECT column_name, 'UTF8_BINARY' AS collation_name FROM information_schema.columns WHERE table_catalog = ${toDuckDbSql(m[1] as string).replaceAll('"', "'")} AND lower(table_schema) = lower($schema) AND lower(table_name) = lower($table) AND data_type = 'VARCHAR' ORDER BY ordinal_position`,
+      ],
+    }),
+  },
+  {
     name: "select",
     kind: "query",
     pattern: new RegExp(`^SELECT ([^;]+?) FROM ${Q}(?: WHERE ([^;]+?))?(?: ORDER BY ([^;]+))?$`),
