@@ -1,4 +1,5 @@
 import { EmulatorError } from "../emulator-error.js";
+import { skipQuoted } from "../statement-shapes.js";
 
 /**
  * Databricks SQL → DuckDB SQL, for the few constructs the connector's statements use and the two
@@ -13,13 +14,13 @@ export function toDuckDbSql(sql: string): string {
   while (i < sql.length) {
     const ch = sql[i] as string;
     if (ch === "'") {
-      const end = endOfQuoted(sql, i, "'");
+      const end = skipQuoted(sql, i, "'");
       out += sql.slice(i, end);
       i = end;
       continue;
     }
     if (ch === "`") {
-      const end = endOfQuoted(sql, i, "`");
+      const end = skipQuoted(sql, i, "`");
       const name = sql.slice(i + 1, end - 1).replaceAll("``", "`");
       out += `"${name.replaceAll('"', '""')}"`;
       i = end;
@@ -67,26 +68,6 @@ function translateWord(word: string, rest: string): string {
     default:
       return word;
   }
-}
-
-/** The index just past a quoted run starting at `i`; Databricks doubles the quote to escape it. */
-function endOfQuoted(sql: string, i: number, quote: string): number {
-  let j = i + 1;
-  while (j < sql.length) {
-    if (sql[j] === "\\" && quote === "'") {
-      j += 2;
-      continue;
-    }
-    if (sql[j] === quote) {
-      if (sql[j + 1] === quote) {
-        j += 2;
-        continue;
-      }
-      return j + 1;
-    }
-    j++;
-  }
-  throw new EmulatorError("unsupported", `unterminated ${quote}-quoted text in: ${sql.slice(i, i + 80)}`);
 }
 
 /**
