@@ -4,7 +4,6 @@ import {
   type CommitUnit,
   type CommitUnitOptions,
   type CursorRange,
-  decodeRunLogRow,
   formatTargetTable,
   isNull,
   type RecordBatch,
@@ -30,14 +29,6 @@ import {
   SEQUENCE_COLUMN,
 } from "./databricks-statements.js";
 import { parameterSql, parameterText } from "./databricks-types.js";
-
-function carriesState(row: RunLogRow): boolean {
-  try {
-    return decodeRunLogRow(row, 0).state !== undefined;
-  } catch {
-    return false; // a record of a newer format: not ours to judge
-  }
-}
 
 /** Parameters per INSERT statement: small enough for any warehouse's statement limits. */
 const MAX_PARAMETERS_PER_INSERT = 2000;
@@ -124,17 +115,6 @@ export class DatabricksCommitUnit implements CommitUnit {
   }
 
   async appendRunLog(row: RunLogRow): Promise<void> {
-    if (!this.context.atomic && carriesState(row)) {
-      // Data and log land in two commits here: a crash between them would replay or skip a checkpoint.
-      throw new SqlloadError(
-        "SL112",
-        `${formatTargetTable(this.ref)} keeps logged state, which the Databricks target keeps exactly once only when each commit is one transaction`,
-        {
-          table: formatTargetTable(this.ref),
-          hint: 'Set `transactions = "atomic"` on the Databricks target (a warehouse that runs BEGIN ATOMIC), or load the table without `state = "logged"`.',
-        },
-      );
-    }
     this.logs.push(row);
   }
 

@@ -67,6 +67,8 @@ export class DatabricksEmulator {
   readonly failures = new FailureInjector();
   private readonly sessions = new Map<string, SessionState>();
   private readonly context: DatabricksContext = { tablesCreatedCatalogManaged: new Set() };
+  /** Bumped by `abandonHeld`: a request held across it is answered with an error and never runs. */
+  private epoch = 0;
 
   private constructor(
     readonly database: EmulatorDatabase,
@@ -121,7 +123,18 @@ export class DatabricksEmulator {
     return { host: "127.0.0.1", port: this.port, httpPath: this.httpPath, token: this.token, caCert: this.certificate.cert };
   }
 
+  /**
+   * Lets held requests go without running them, as a warehouse drops the statements of a client
+   * that died before they started. (`failures.releaseHeld()` instead runs them: the statement of
+   * a dead client that the warehouse had already accepted.)
+   */
+  abandonHeld(): void {
+    this.epoch++;
+    this.failures.releaseHeld();
+  }
+
   async close(): Promise<void> {
+    this.abandonHeld();
     this.failures.reset();
     for (const s of this.sessions.values()) s.session.close();
     this.sessions.clear();
@@ -175,12 +188,14 @@ export class DatabricksEmulator {
       const statement = String(req.statement);
       const atomicBody = /^\s*BEGIN\s+ATOMIC\b([\s\S]*?)\bEND\s*;?\s*$/i.exec(statement);
       const matched = atomicBody ? this.atomicStatements(atomicBody[1] as string) : [matchStatement(databricksShapes, statement)];
+      const epoch = this.epoch;
       await this.failures.intercept({
         protocol: "databricks",
         operation: "ExecuteStatement",
         shapes: [...(atomicBody ? ["begin_atomic"] : []), ...matched.map((m) => m.shape.name)],
         statement,
       });
+      if (epoch !== this.epoch) throw new EmulatorError("not_found", "[INVALID_HANDLE] the session's client is gone");
       const params = parameters(req.parameters);
       const result = atomicBody
         ? await this.runAtomic(matched, params)
