@@ -30,6 +30,9 @@ describe("databricksErrorKind", () => {
   it("takes the driver's authentication failures as auth", () => {
     expect(databricksErrorKind(Object.assign(new Error("Request failed"), { name: "AuthenticationError" }))).toBe("auth");
     expect(databricksErrorKind(new Error("Invalid access token."))).toBe("auth");
+    expect(databricksErrorKind(new Error("Received a response with a bad HTTP status code: 401"))).toBe("auth");
+    expect(databricksErrorKind(Object.assign(new Error("bad status"), { statusCode: 429 }))).toBe("rate_limit");
+    expect(databricksErrorKind(Object.assign(new Error("bad status"), { statusCode: 503 }))).toBe("connection");
   });
 });
 

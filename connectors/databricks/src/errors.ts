@@ -47,6 +47,16 @@ export const databricksErrorTable: readonly (readonly [match: string, kind: Vend
   ["28000", "auth"],
 ];
 
+/** What the warehouse's HTTP status says before any SQL ran. */
+const HTTP_STATUS_KINDS: Readonly<Record<number, VendorErrorKind>> = {
+  401: "auth",
+  403: "auth",
+  429: "rate_limit",
+  502: "connection",
+  503: "connection",
+  504: "timeout",
+};
+
 /** The `[CLASS]` of a Databricks message, if it has one. */
 export function errorClassOf(message: string): string | undefined {
   return /^\[([A-Z0-9_.]+)\]/.exec(message.trim())?.[1];
@@ -59,10 +69,13 @@ function messageOf(error: unknown): string {
 export function databricksErrorKind(error: unknown): VendorErrorKind {
   const message = messageOf(error);
   const name = (error as { name?: unknown } | null)?.name;
-  // The driver's own: a 401/403 from the warehouse, and OAuth failures.
-  if (name === "AuthenticationError" || /\b(401|403)\b.*(Unauthorized|Forbidden|token)|Invalid access token/i.test(message)) {
-    return "auth";
-  }
+  // The driver's own: OAuth failures, and HTTP statuses the Thrift transport reports
+  // ("Received a response with a bad HTTP status code: 401", with `statusCode`).
+  if (name === "AuthenticationError" || /Invalid access token/i.test(message)) return "auth";
+  const status =
+    (error as { statusCode?: unknown } | null)?.statusCode ?? Number(/bad HTTP status code: (\d{3})/.exec(message)?.[1]);
+  const byStatus = HTTP_STATUS_KINDS[Number(status)];
+  if (byStatus) return byStatus;
   if (name === "RetryError" && /timeout|attempts/i.test(message)) return "connection";
   const errorClass = errorClassOf(message);
   const sqlState = /SQLSTATE: (\w{5})/.exec(message)?.[1];
