@@ -38,7 +38,6 @@ if (missing.length > 0) {
       oddSchemaNames: "Unity Catalog refuses periods, spaces and control characters in schema names",
       "type.list": "ARRAY columns are not written by this connector yet",
       "type.nestedList": "ARRAY columns are not written by this connector yet",
-      "temporal.wideRange": "not verified for years before 1582 (Spark's proleptic Gregorian rebase)",
     },
     async connect() {
       const schema = `sqlload_conf_${process.pid}_${++schemas}`;
