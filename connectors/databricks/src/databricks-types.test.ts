@@ -31,7 +31,14 @@ describe("the Databricks type map", () => {
   it("keeps decimal precision and scale, and refuses what Delta cannot hold", () => {
     expect(logicalTypeOf("decimal(38,9)")).toEqual({ kind: "decimal", precision: 38, scale: 9 });
     expect(() => databricksType({ kind: "decimal", precision: 40, scale: 2 })).toThrow(/38 digits/);
-    expect(() => databricksType({ kind: "list", element: { kind: "int64" } })).toThrow(/list/);
+    expect(databricksType({ kind: "list", element: { kind: "timestamptz" } })).toBe("ARRAY<TIMESTAMP>");
+    expect(logicalTypeOf("array<decimal(10,2)>")).toEqual({
+      kind: "list",
+      element: { kind: "decimal", precision: 10, scale: 2 },
+    });
+    expect(() => databricksType({ kind: "list", element: { kind: "list", element: { kind: "int64" } } })).toThrow(
+      /lists of lists/,
+    );
     expect(() => logicalTypeOf("map<string,int>")).toThrow(/no sqlload type/);
   });
 });
@@ -54,5 +61,11 @@ describe("values as STRING parameters", () => {
     expect(parameterSql({ kind: "timestamp" }, ":p0")).toBe("CAST(:p0 AS TIMESTAMP_NTZ)");
     expect(parameterSql({ kind: "bytes" }, ":p0")).toBe("unhex(:p0)");
     expect(parameterSql({ kind: "text" }, ":p0")).toBe(":p0");
+    expect(parameterSql({ kind: "list", element: { kind: "int64" } }, ":p0")).toBe(
+      "CAST(from_json(:p0, 'ARRAY<STRING>') AS ARRAY<BIGINT>)",
+    );
+    expect(parameterText({ kind: "list", element: { kind: "int64" } }, [2n ** 63n - 1n, null])).toBe(
+      '["9223372036854775807",null]',
+    );
   });
 });

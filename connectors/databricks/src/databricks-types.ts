@@ -41,15 +41,20 @@ export function databricksType(type: LogicalType): string {
     case "timestamptz":
       return "TIMESTAMP";
     case "list":
-      throw new SqlloadError("SL302", "the Databricks target does not write list (ARRAY) columns yet", {
-        hint: "Leave the column out with `columns`, or cast it to text in the source.",
-      });
+      if (type.element.kind === "list") {
+        throw new SqlloadError("SL302", "the Databricks target does not write lists of lists", {
+          hint: "Leave the column out with `columns`, or cast it to JSON text in the source.",
+        });
+      }
+      return `ARRAY<${databricksType(type.element)}>`;
   }
 }
 
 /** `information_schema.columns.full_data_type` → the logical type the connector reads it as. */
 export function logicalTypeOf(fullDataType: string): LogicalType {
   const t = fullDataType.trim().toLowerCase();
+  const array = /^array<(.+)>$/.exec(t);
+  if (array) return { kind: "list", element: logicalTypeOf(array[1] as string) };
   const decimal = /^decimal\((\d+),\s*(\d+)\)$/.exec(t);
   if (decimal) return { kind: "decimal", precision: Number(decimal[1]), scale: Number(decimal[2]) };
   const simple: Record<string, LogicalType> = {
@@ -102,6 +107,11 @@ export function parameterText(type: LogicalType, value: unknown): string {
       return timestampText(value as bigint);
     case "timestamptz":
       return `${timestampText(value as bigint)}Z`;
+    case "list": {
+      // A JSON array of each element's own parameter text, cast element by element in SQL.
+      const element = type.element;
+      return JSON.stringify((value as readonly unknown[]).map((v) => (v === null ? null : parameterText(element, v))));
+    }
     default:
       return String(value);
   }
@@ -117,6 +127,11 @@ export function parameterSql(type: LogicalType, marker: string): string {
       return marker;
     case "bytes":
       return `unhex(${marker})`;
+    case "list":
+      if (type.element.kind === "bytes") {
+        return `transform(from_json(${marker}, 'ARRAY<STRING>'), x -> unhex(x))`;
+      }
+      return `CAST(from_json(${marker}, 'ARRAY<STRING>') AS ${databricksType(type)})`;
     default:
       return `CAST(${marker} AS ${databricksType(type)})`;
   }

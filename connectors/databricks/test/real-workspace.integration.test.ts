@@ -36,8 +36,7 @@ if (missing.length > 0) {
     skips: {
       oddIdentifiers: "Unity Catalog refuses periods, spaces and control characters in table names and folds them to lower case",
       oddSchemaNames: "Unity Catalog refuses periods, spaces and control characters in schema names",
-      "type.list": "ARRAY columns are not written by this connector yet",
-      "type.nestedList": "ARRAY columns are not written by this connector yet",
+      "type.nestedList": "lists of lists are not written by this connector yet (element values would need nested casts)",
     },
     async connect() {
       const schema = `sqlload_conf_${process.pid}_${++schemas}`;
@@ -79,6 +78,8 @@ function readExpression(column: string, type: LogicalType): string {
       return `CAST(unix_date(${column}) AS STRING)`;
     case "bytes":
       return `hex(${column})`;
+    case "list":
+      return `to_json(${column})`;
     case "boolean":
       return column;
     default:

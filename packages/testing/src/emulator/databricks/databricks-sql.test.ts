@@ -10,6 +10,9 @@ describe("Databricks SQL to DuckDB", () => {
       "CAST($p AS TIMESTAMPTZ), CAST($q AS TIMESTAMP), CAST($r AS VARCHAR), from_hex($s), epoch_us(x)",
     );
     expect(toDuckDbSql("CREATE TABLE t (`x` BINARY) TBLPROPERTIES ('a' = 'b', 'c' = 'd')")).toBe('CREATE TABLE t ("x" BLOB)');
+    expect(toDuckDbSql("CAST(from_json(:p0, 'ARRAY<STRING>') AS ARRAY<TIMESTAMP>), `c` ARRAY<DECIMAL(10,2)>")).toBe(
+      'CAST(CAST(CAST($p0 AS JSON) AS VARCHAR[]) AS TIMESTAMPTZ[]), "c" DECIMAL(10,2)[]',
+    );
     expect(toDuckDbSql("CAST(unix_date(MAX(`d`)) AS STRING)")).toBe(
       `CAST(datediff('day', DATE '1970-01-01', MAX("d")) AS VARCHAR)`,
     );

@@ -44,7 +44,9 @@ export function toDuckDbSql(sql: string): string {
   return out
     .replace(/\s+COLLATE\s+UTF8_BINARY\b/gi, "")
     .replace(/\s+TBLPROPERTIES\s*\((?:[^()']|'(?:[^']|'')*')*\)/gi, "")
-    .replace(/\bunix_date\s*\(/gi, "datediff('day', DATE '1970-01-01', ");
+    .replace(/\bunix_date\s*\(/gi, "datediff('day', DATE '1970-01-01', ")
+    .replace(/\bfrom_json\((\$\w+), 'ARRAY<STRING>'\)/gi, "CAST(CAST($1 AS JSON) AS VARCHAR[])")
+    .replace(/\bARRAY<([A-Z_]+(?:\(\d+,\d+\))?)>/gi, "$1[]");
 }
 
 function translateWord(word: string, rest: string): string {
