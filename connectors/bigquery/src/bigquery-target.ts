@@ -58,7 +58,14 @@ export interface BigQueryTargetOptions {
  * keeps other processes away.
  */
 export class BigQueryTarget implements TargetConnection {
-  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+  /** What every connection declares; the connector declares the same before connecting. */
+  static readonly capabilities: TargetCapabilities = {
+    ...defaultTargetCapabilities,
+    commitModel: "transactional",
+    codePointText: true,
+    locking: true,
+  };
+  readonly capabilities: TargetCapabilities = BigQueryTarget.capabilities;
   private readonly datasets = new Set<string>();
   private readonly tableTurns = new Map<string, Promise<void>>();
 

@@ -133,6 +133,7 @@ export default defineConnector({
       ...(dataset ? { datasetFor: (schema: string) => (schema === context.schema ? dataset : schema) } : {}),
     });
   },
+  targetCapabilities: BigQueryTarget.capabilities,
 });
 
 export { openClient } from "./bigquery-client.js";

@@ -15,6 +15,7 @@ export default defineConnector({
   async target(context) {
     return SnowflakeTarget.open(parseSnowflakeSettings(context.options, context.projectDir));
   },
+  targetCapabilities: SnowflakeTarget.capabilities,
 });
 
 export { snowflakeErrorKind } from "./errors.js";

@@ -40,7 +40,14 @@ const CURSOR_TYPES: Readonly<Record<CursorKind, readonly string[]>> = {
  * its own (see SnowflakeCommitUnit). Catalog reads, maxima, DDL and locks use one shared session.
  */
 export class SnowflakeTarget implements TargetConnection {
-  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+  /** What every connection declares; the connector declares the same before connecting. */
+  static readonly capabilities: TargetCapabilities = {
+    ...defaultTargetCapabilities,
+    commitModel: "transactional",
+    codePointText: true,
+    locking: true,
+  };
+  readonly capabilities: TargetCapabilities = SnowflakeTarget.capabilities;
   private readonly token = randomBytes(4).toString("hex");
   private readonly schemas = new Set<string>();
   private readonly locks = new Set<{ release(): Promise<void> }>();

@@ -1,3 +1,4 @@
+export { DatabricksEmulator, type DatabricksEmulatorOptions } from "./databricks/databricks-emulator.js";
 export { EmulatorDatabase, EmulatorSession, type Parameters, type StatementResult } from "./duckdb-executor.js";
 export { EmulatorError } from "./emulator-error.js";
 export {

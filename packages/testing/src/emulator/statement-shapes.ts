@@ -81,7 +81,7 @@ export function splitStatements(script: string, options: { readonly blockKeyword
 }
 
 /** The index just past a quoted run that starts at `i`; a doubled quote or a backslash escapes one. */
-function skipQuoted(text: string, i: number, quote: string): number {
+export function skipQuoted(text: string, i: number, quote: string): number {
   let j = i + 1;
   while (j < text.length) {
     const ch = text[j];
