@@ -42,11 +42,7 @@ export class DatabricksTarget implements TargetConnection {
     readonly catalog: string,
     readonly commitModel: CommitModelChoice,
   ) {
-    this.capabilities = {
-      ...defaultTargetCapabilities,
-      commitModel: commitModel.atomic ? "transactional" : "data-then-log",
-      codePointText: true,
-    };
+    this.capabilities = databricksCapabilities(commitModel.atomic);
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
@@ -190,4 +186,15 @@ export class DatabricksTarget implements TargetConnection {
       throw this.wrap(error, action);
     }
   }
+}
+
+/** What a Databricks target can do under each commit model (see `databricks-commit-model.ts`). */
+export function databricksCapabilities(atomic: boolean): TargetCapabilities {
+  return {
+    ...defaultTargetCapabilities,
+    commitModel: atomic ? "transactional" : "data-then-log",
+    codePointText: true,
+    locking: true,
+    loggedTablesSetting: 'transactions = "atomic"',
+  };
 }

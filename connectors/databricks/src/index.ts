@@ -3,7 +3,7 @@ import { defineConnector } from "@sqlload/core";
 import { chooseCommitModel } from "./databricks-commit-model.js";
 import { DatabricksSession } from "./databricks-session.js";
 import { parseSettings } from "./databricks-settings.js";
-import { DatabricksTarget } from "./databricks-target.js";
+import { DatabricksTarget, databricksCapabilities } from "./databricks-target.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -68,6 +68,14 @@ export default defineConnector({
     const commitModel = await chooseCommitModel(session, settings.transactions);
     return new DatabricksTarget(session, settings.catalog, commitModel);
   },
+  // "none" and "atomic" are known before connecting, so a logged table is refused before anything
+  // connects; "auto" detects the model on connecting, and the runner checks it then.
+  targetCapabilities: (options) =>
+    options.transactions === "none"
+      ? databricksCapabilities(false)
+      : options.transactions === "atomic"
+        ? databricksCapabilities(true)
+        : undefined,
 });
 
 export { collationWarning, commitModelNote } from "./databricks-commit-model.js";

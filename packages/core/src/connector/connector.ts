@@ -66,14 +66,14 @@ export interface Connector {
    * What the target's connections will declare, from the target block's options alone: lets
    * `check`, `plan` and `load` refuse what the target cannot do (a logged table on a
    * `data-then-log` target) before anything connects. A connection declaring otherwise is refused.
-   * Absent: known only once connected.
+   * Absent, or undefined for some settings (a commit model detected on connecting): known only once connected.
    */
-  readonly targetCapabilities?: (options: Readonly<Record<string, unknown>>) => TargetCapabilities;
+  readonly targetCapabilities?: (options: Readonly<Record<string, unknown>>) => TargetCapabilities | undefined;
 }
 
 type DeclaredTargetCapabilities =
   | Partial<TargetCapabilities>
-  | ((options: Readonly<Record<string, unknown>>) => Partial<TargetCapabilities>);
+  | ((options: Readonly<Record<string, unknown>>) => Partial<TargetCapabilities> | undefined);
 
 /** Declares a connector; a connector package default-exports the result. */
 export function defineConnector(connector: {
@@ -94,10 +94,10 @@ export function defineConnector(connector: {
     ...(connector.target ? { target: connector.target } : {}),
     ...(declared
       ? {
-          targetCapabilities: (options: Readonly<Record<string, unknown>>) => ({
-            ...defaultTargetCapabilities,
-            ...(typeof declared === "function" ? declared(options) : declared),
-          }),
+          targetCapabilities: (options: Readonly<Record<string, unknown>>) => {
+            const given = typeof declared === "function" ? declared(options) : declared;
+            return given ? { ...defaultTargetCapabilities, ...given } : undefined;
+          },
         }
       : {}),
   };
