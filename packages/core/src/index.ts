@@ -42,6 +42,7 @@ export {
   type RecordBatch,
   RecordBatchBuilder,
   selectColumns,
+  sliceBatch,
   storageOf,
   toStorageValue,
 } from "./connector/record-batch.js";
@@ -91,7 +92,7 @@ export {
   textCursor,
   timestampCursor,
 } from "./cursor/cursor-value.js";
-export { type ErrorCode, type ErrorCodeInfo, errorCodes } from "./errors/codes.js";
+export { type ErrorCategory, type ErrorCode, type ErrorCodeInfo, errorCategory, errorCodes } from "./errors/codes.js";
 export {
   asSqlloadError,
   type ErrorLocation,
@@ -115,10 +116,11 @@ export { type EndReason, type PlanFlags, type PlanInput, planTable, type TablePl
 export { type ReadStart, readStart, type StartReason } from "./plan/read-start.js";
 export { batchLine, cursorLine, planToJSON, renderPlanTree } from "./plan/render-plan.js";
 export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
+export { CommitPoints } from "./run/commit-points.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
 export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";
 export { type ConnectorLookup, ProjectSession, type ProjectTable } from "./run/project-session.js";
-export { keepInRange } from "./run/range-filter.js";
+export { inCursorRange, keepInRange, overlapsCursorRange } from "./run/range-filter.js";
 export {
   failedResult,
   type LoadOptions,

@@ -305,6 +305,19 @@ export function filterBatch(batch: RecordBatch, keep: Uint8Array): RecordBatch {
   return { schema: batch.schema, length: count, columns };
 }
 
+/** Rows `[start, end)` of a batch, sharing its storage where it can (typed arrays are views). */
+export function sliceBatch(batch: RecordBatch, start: number, end: number): RecordBatch {
+  if (start === 0 && end === batch.length) return batch;
+  return {
+    schema: batch.schema,
+    length: end - start,
+    columns: batch.columns.map((c) => ({
+      values: Array.isArray(c.values) ? c.values.slice(start, end) : (c.values as Int32Array).subarray(start, end),
+      nulls: c.nulls?.subarray(start, end),
+    })),
+  };
+}
+
 /** Projects a batch onto columns by name, in the order given. */
 export function selectColumns(batch: RecordBatch, names: readonly string[]): RecordBatch {
   const indexes = names.map((name) => {
