@@ -120,7 +120,7 @@ export { CommitPoints } from "./run/commit-points.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
 export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";
 export { type ConnectorLookup, ProjectSession, type ProjectTable } from "./run/project-session.js";
-export { inCursorRange, keepInRange, overlapsCursorRange } from "./run/range-filter.js";
+export { inCursorRange, keepInRange, overlapsCursorRange, spanInCursorRange } from "./run/range-filter.js";
 export {
   failedResult,
   type LoadOptions,

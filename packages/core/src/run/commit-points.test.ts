@@ -29,8 +29,12 @@ function run(batches: readonly RecordBatch[], bytes = (b: RecordBatch) => b.leng
 }
 
 describe("CommitPoints", () => {
-  it("splits a batch at its last change of value", () => {
-    expect(shape(run([batch(1n, 1n, 2n, 3n, 3n)]))).toEqual([[1n, 1n, 2n], "|", [3n, 3n]]);
+  it("splits a batch that continues the previous value at its last change of value", () => {
+    expect(shape(run([batch(1n), batch(1n, 1n, 2n, 3n, 3n)]))).toEqual([[1n], [1n, 1n, 2n], "|", [3n, 3n]]);
+  });
+
+  it("leaves the first batch whole: the read's start needs no point", () => {
+    expect(shape(run([batch(1n, 2n, 3n), batch(3n, 4n)]))).toEqual([[1n, 2n, 3n], [3n], "|", [4n]]);
   });
 
   it("puts a point between batches when the boundary is a change, without slicing", () => {
@@ -62,13 +66,15 @@ describe("CommitPoints", () => {
   it("gives a required point even with nothing since the last, and skips an optional one", () => {
     const points = new CommitPoints(0);
     const items = [...points.batch(batch(1n), 10), ...points.point(), ...points.point(), ...points.point({ required: true })];
+    // After a point, a batch starting a new value needs none before it.
+    items.push(...points.batch(batch(2n), 10));
     expect(items.filter((i) => i.kind === "commit-point")).toEqual([
       { kind: "commit-point", bytesSinceLast: 10 },
       { kind: "commit-point", bytesSinceLast: 0, required: true },
     ]);
   });
 
-  it("keeps every row in order, puts points only between distinct values, and one in every batch with a change", () => {
+  it("keeps every row in order, puts points only between distinct values, and one in every later batch with a change", () => {
     const sorted = fc
       .array(fc.option(fc.bigInt({ min: 0n, max: 6n }), { nil: null, freq: 4 }), { maxLength: 40 })
       .map((keys) => keys.sort((a, b) => (a === null ? -1 : b === null ? 1 : a < b ? -1 : a > b ? 1 : 0)));
@@ -104,7 +110,7 @@ describe("CommitPoints", () => {
         const changes = batches.filter((b, i) => {
           const ks = batchToRows(b).map((r) => r.k);
           const previous = i > 0 ? batchToRows(batches[i - 1] as RecordBatch).at(-1)?.k : ks[0];
-          return [previous, ...ks].some((k, j, all) => j > 0 && k !== all[j - 1]);
+          return i > 0 && [previous, ...ks].some((k, j, all) => j > 0 && k !== all[j - 1]);
         });
         expect(items.filter((i) => i.kind === "commit-point").length).toBe(changes.length);
       }),

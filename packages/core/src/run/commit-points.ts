@@ -14,11 +14,12 @@ function cursorKey(vector: ColumnVector, row: number): unknown {
  * differ, so the rows of one value never straddle two commits and a rerun from the committed
  * maximum (with `>`) loses none of them.
  *
- * Feed it the batches in cursor order; it passes them on and puts a `commit-point` at the last
- * change of value each batch has (its first row counts when it differs from the previous batch's
- * last), splitting the batch there. One point per batch is enough: the runner commits at the
- * first point after about `CHUNK_BYTES`, and a batch is far smaller than that. A batch that holds
- * one value, the same as before it, offers no point: a long run of one value is never cut.
+ * Feed it the batches in cursor order; it passes them on with a `commit-point` before each batch
+ * whose first value differs from the previous batch's last. When a batch continues the previous
+ * value instead, the point goes at the batch's last change of value, splitting it there, so a tie
+ * across a boundary does not cost the batch its point. One point per batch is enough: the runner
+ * commits at the first point after about `CHUNK_BYTES`, and a batch is far smaller than that. A
+ * batch that only continues one value offers no point, so a long run of one value is never cut.
  */
 export class CommitPoints {
   private last: unknown = NO_ROW;
@@ -35,7 +36,8 @@ export class CommitPoints {
   *batch(batch: RecordBatch, bytes: number): Generator<SourceItem> {
     if (batch.length === 0) return;
     const vector = batch.columns[this.cursorIndex] as ColumnVector;
-    const split = this.lastChange(vector, batch.length);
+    let split = -1;
+    if (this.last !== NO_ROW) split = this.last !== cursorKey(vector, 0) ? 0 : this.lastChange(vector, batch.length);
     this.last = cursorKey(vector, batch.length - 1);
     if (split < 0 || (split === 0 && this.rowsSinceLast === 0)) {
       this.add(batch.length, bytes);
@@ -71,10 +73,10 @@ export class CommitPoints {
     this.bytesSinceLast += bytes;
   }
 
-  /** The first row of the batch's last run of one value: 0 when the whole batch is one value new after the previous batch, -1 when it continues that value. */
+  /** The first row of the batch's last run of one value; -1 when the batch holds one value. */
   private lastChange(vector: ColumnVector, length: number): number {
     const last = cursorKey(vector, length - 1);
     for (let r = length - 2; r >= 0; r--) if (cursorKey(vector, r) !== last) return r + 1;
-    return this.last !== NO_ROW && this.last !== last ? 0 : -1;
+    return -1;
   }
 }

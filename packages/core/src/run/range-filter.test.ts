@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { batchFromRows, batchToRows } from "../connector/record-batch.js";
 import { integerCursor, textCursor } from "../cursor/cursor-value.js";
-import { inCursorRange, keepInRange, overlapsCursorRange } from "./range-filter.js";
+import { inCursorRange, keepInRange, overlapsCursorRange, spanInCursorRange } from "./range-filter.js";
 
 describe("inCursorRange", () => {
   it("takes from inclusive (or exclusive when asked) and to exclusive", () => {
@@ -48,6 +48,15 @@ describe("overlapsCursorRange", () => {
     expect(overlapsCursorRange(integerCursor(20n), integerCursor(30n), range)).toBe(false);
     expect(overlapsCursorRange(integerCursor(5n), integerCursor(10n), { ...range, fromInclusive: false })).toBe(false);
     expect(overlapsCursorRange(integerCursor(19n), integerCursor(30n), range)).toBe(true);
+  });
+});
+
+describe("spanInCursorRange", () => {
+  it("holds when both ends lie in the range", () => {
+    const range = { from: integerCursor(10n), to: integerCursor(20n) };
+    expect(spanInCursorRange(integerCursor(10n), integerCursor(19n), range)).toBe(true);
+    expect(spanInCursorRange(integerCursor(10n), integerCursor(20n), range)).toBe(false);
+    expect(spanInCursorRange(integerCursor(9n), integerCursor(12n), range)).toBe(false);
   });
 });
 

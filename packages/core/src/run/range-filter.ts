@@ -20,6 +20,11 @@ export function overlapsCursorRange(min: CursorValue, max: CursorValue, range: C
   return !range.to || compareCursor(min, range.to) < 0;
 }
 
+/** Whether every value of `[min, max]` (both inclusive) lies in the range. */
+export function spanInCursorRange(min: CursorValue, max: CursorValue, range: CursorRange): boolean {
+  return inCursorRange(min, range) && inCursorRange(max, range);
+}
+
 /**
  * Drops rows outside the read range (text compared by code point), and NULL cursors unless the
  * read includes them. Table functions may ignore the range they were given; this keeps them from
