@@ -20,7 +20,6 @@ import { type ErrorContext, toSqlloadError } from "./errors.js";
 import { defaultCollationIsCodePoint, findTable, type Queryable, tableColumns } from "./postgres-catalog.js";
 import {
   cursorCast,
-  cursorExpression,
   cursorKindOfColumn,
   cursorParameter,
   derivedName,
