@@ -36,6 +36,7 @@ export {
   batchToRows,
   type ColumnVector,
   cellValue,
+  columnCursorSpan,
   cursorAt,
   filterBatch,
   isNull,

@@ -355,3 +355,35 @@ export function columnMaxCursor(batch: RecordBatch, column: number): CursorValue
   }
   return best < 0 ? null : cursorAt(batch, column, best);
 }
+
+/**
+ * The smallest and largest non-NULL cursor values of a column (text by code point), and whether
+ * it holds a NULL, in one scan of its storage: what a target needs to skip deletes that cannot
+ * touch a batch's rows.
+ */
+export function columnCursorSpan(
+  batch: RecordBatch,
+  column: number,
+): { readonly min: CursorValue | null; readonly max: CursorValue | null; readonly nulls: boolean } {
+  const vector = batch.columns[column] as ColumnVector;
+  const values = vector.values as ArrayLike<unknown>;
+  const text = (batch.schema[column] as Column).type.kind === "text";
+  const less = (a: unknown, b: unknown) =>
+    text ? compareCodePoints(a as string, b as string) < 0 : (a as number | bigint) < (b as number | bigint);
+  let lo = -1;
+  let hi = -1;
+  let nulls = false;
+  for (let i = 0; i < batch.length; i++) {
+    if (vector.nulls?.[i] === 1) {
+      nulls = true;
+      continue;
+    }
+    if (lo < 0) {
+      lo = hi = i;
+      continue;
+    }
+    if (less(values[i], values[lo])) lo = i;
+    else if (less(values[hi], values[i])) hi = i;
+  }
+  return lo < 0 ? { min: null, max: null, nulls } : { min: cursorAt(batch, column, lo), max: cursorAt(batch, column, hi), nulls };
+}
