@@ -39,7 +39,7 @@ export default defineConnector({
   target: createPostgresTarget,
 });
 
-export { errorKind, type PgErrorKind, toSqlloadError } from "./errors.js";
+export { errorKind, toSqlloadError } from "./errors.js";
 export { connectionConfig, type PostgresOptions, redactSecrets, redactUrl } from "./postgres-connection.js";
 export { PostgresSource } from "./postgres-source.js";
 export { PostgresTarget } from "./postgres-target.js";

@@ -106,6 +106,7 @@ export {
   toVendorSqlloadError,
   type VendorErrorContext,
   type VendorErrorKind,
+  type VendorErrorOptions,
   vendorError,
   vendorErrorKinds,
   vendorErrorMeanings,

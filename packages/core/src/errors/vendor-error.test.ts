@@ -60,6 +60,20 @@ describe("toVendorSqlloadError", () => {
     expect(mapped.message).toBe('reading t: relation "t" does not exist at postgres://u:***@h [42P01]');
   });
 
+  it("adds the error's own detail text, and takes the connector's hint for the kind", () => {
+    const error = Object.assign(new Error("password authentication failed"), { code: "28P01", detail: "role u" });
+    const mapped = toVendorSqlloadError(error, () => "auth", {
+      role: "target",
+      action: "connecting",
+      hints: { auth: "Check `url`." },
+    });
+    expect([mapped.code, mapped.retryable, mapped.hint]).toEqual(["SL309", false, "Check `url`."]);
+    expect(mapped.message).toBe("connecting: password authentication failed [28P01] (role u)");
+    expect(toVendorSqlloadError(error, () => "unknown", { role: "target", action: "x", hints: { auth: "no" } }).hint).not.toBe(
+      "no",
+    );
+  });
+
   it("takes Node socket failures as connection errors, also behind a cause or inside an AggregateError", () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
     expect(nodeSocketErrorKind(refused)).toBe("connection");
