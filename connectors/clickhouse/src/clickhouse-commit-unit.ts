@@ -205,7 +205,7 @@ export class ClickHouseCommitUnit implements CommitUnit {
     try {
       return await work();
     } catch (error) {
-      throw wrapClickHouseError(error, "SL305", `writing ${this.label} failed`, this.label);
+      throw wrapClickHouseError(error, `writing ${this.label} failed`, { table: this.label });
     }
   }
 }

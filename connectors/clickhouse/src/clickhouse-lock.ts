@@ -4,7 +4,7 @@ import { tablesWithPrefix } from "./clickhouse-catalog.js";
 import { qualifiedName, stringLiteral } from "./clickhouse-dialect.js";
 import { auxName, auxPrefix } from "./clickhouse-names.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
-import { clickhouseErrorKind } from "./errors.js";
+import { alreadyExists } from "./errors.js";
 
 /** Who holds a lock, in the lock table's comment. */
 interface Holder {
@@ -63,7 +63,7 @@ export async function acquireTableLock(
         `CREATE TABLE ${qualifiedName(database, name)} (held UInt8) ENGINE = Memory COMMENT ${stringLiteral(JSON.stringify(holder))}`,
       );
     } catch (error) {
-      if (clickhouseErrorKind(error) === "exists") continue;
+      if (alreadyExists(error)) continue;
       throw error;
     }
     for (const old of locks)

@@ -206,7 +206,7 @@ export async function openServer(options: ServerOptions): Promise<ClickHouseSess
     await session.query("SELECT 1");
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw wrapClickHouseError(error, "SL308", `cannot connect to ClickHouse at ${where}`);
+    throw wrapClickHouseError(error, `cannot connect to ClickHouse at ${where}`, { connecting: true });
   }
   return session;
 }
@@ -290,7 +290,7 @@ async function createChdb(folder: string): Promise<SharedChdb> {
         hint: "chdb lets one process open a folder at a time: wait for the other run (or close the other program), then run again.",
       });
     }
-    throw wrapClickHouseError(error, "SL308", `cannot open chdb in ${folder}`);
+    throw wrapClickHouseError(error, `cannot open chdb in ${folder}`, { connecting: true });
   }
   sweepSpools();
   const spool = mkdtempSync(join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));

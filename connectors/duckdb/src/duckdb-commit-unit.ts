@@ -56,7 +56,7 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
   } catch (error) {
     await connection.run("ROLLBACK").catch(() => undefined);
     db.disconnect(connection);
-    throw wrapDuckDBError(error, "SL305", `cannot start a commit on ${label}`, label);
+    throw wrapDuckDBError(error, "target", `cannot start a commit on ${label}`, label);
   }
 }
 
@@ -170,7 +170,7 @@ class DuckDBCommitUnit implements CommitUnit {
       await this.connection.run("COMMIT");
     } catch (error) {
       await this.connection.run("ROLLBACK").catch(() => undefined);
-      throw wrapDuckDBError(error, "SL305", `committing ${this.label} failed`, this.label);
+      throw wrapDuckDBError(error, "target", `committing ${this.label} failed`, this.label);
     } finally {
       this.close();
     }
@@ -223,7 +223,7 @@ class DuckDBCommitUnit implements CommitUnit {
     try {
       return await work();
     } catch (error) {
-      throw wrapDuckDBError(error, "SL305", `writing ${this.label} failed`, this.label);
+      throw wrapDuckDBError(error, "target", `writing ${this.label} failed`, this.label);
     }
   }
 }

@@ -59,7 +59,7 @@ export class DuckDBSource implements SourceConnection {
       return new DuckDBTableReader(this.db, connection, request.table.key, table);
     } catch (error) {
       this.db.disconnect(connection);
-      throw wrapDuckDBError(error, "SL304", `cannot open ${request.table.key} in ${this.db.path}`, request.table.key);
+      throw wrapDuckDBError(error, "source", `cannot open ${request.table.key} in ${this.db.path}`, request.table.key);
     }
   }
 
@@ -138,7 +138,7 @@ class DuckDBTableReader implements SourceTableReader {
       }
     } catch (error) {
       if (request.signal.aborted) throw error;
-      throw wrapDuckDBError(error, "SL304", `reading ${this.key} failed`, this.key);
+      throw wrapDuckDBError(error, "source", `reading ${this.key} failed`, this.key);
     }
   }
 
@@ -178,7 +178,7 @@ class DuckDBTableReader implements SourceTableReader {
       if (value === null || value === undefined) return null;
       return cursorFromDuckDB(cursor.kind, reader.columnTypes()[0] as DuckDBType, value) ?? null;
     } catch (error) {
-      throw wrapDuckDBError(error, "SL304", `reading the ${fn}imum cursor of ${this.key} failed`, this.key);
+      throw wrapDuckDBError(error, "source", `reading the ${fn}imum cursor of ${this.key} failed`, this.key);
     }
   }
 

@@ -111,7 +111,7 @@ export class FilesCommitUnit implements CommitUnit {
       return unit;
     } catch (error) {
       connection.closeSync();
-      throw wrapDuckDBError(error, "SL305", `cannot start a commit on ${context.label}`, context.label);
+      throw wrapDuckDBError(error, "target", `cannot start a commit on ${context.label}`, context.label);
     }
   }
 
@@ -224,7 +224,7 @@ export class FilesCommitUnit implements CommitUnit {
     } catch (error) {
       // Files of a commit that did not happen; the next run's collection would remove them too.
       await Promise.all(written.map((path) => store.delete(path).catch(() => undefined)));
-      throw wrapDuckDBError(error, "SL305", `committing ${label} failed`, label);
+      throw wrapDuckDBError(error, "target", `committing ${label} failed`, label);
     } finally {
       await this.close();
     }
@@ -528,7 +528,7 @@ export class FilesCommitUnit implements CommitUnit {
     try {
       return await work();
     } catch (error) {
-      throw wrapDuckDBError(error, "SL305", `writing ${this.context.label} failed`, this.context.label);
+      throw wrapDuckDBError(error, "target", `writing ${this.context.label} failed`, this.context.label);
     }
   }
 }

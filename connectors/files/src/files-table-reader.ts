@@ -117,7 +117,7 @@ export class FilesTableReader implements SourceTableReader {
       yield* this.readOrdered(files, request);
     } catch (error) {
       if (request.signal.aborted) throw error;
-      throw wrapDuckDBError(error, "SL304", `reading ${this.table.label} failed`, this.table.label);
+      throw wrapDuckDBError(error, "source", `reading ${this.table.label} failed`, this.table.label);
     }
   }
 
@@ -308,7 +308,7 @@ export class FilesTableReader implements SourceTableReader {
       }
       return maxCursor(best, await this.aggregate("max", unknown, {}));
     } catch (error) {
-      throw wrapDuckDBError(error, "SL304", `reading the maximum cursor of ${this.table.label} failed`, this.table.label);
+      throw wrapDuckDBError(error, "source", `reading the maximum cursor of ${this.table.label} failed`, this.table.label);
     }
   }
 
@@ -342,7 +342,7 @@ export class FilesTableReader implements SourceTableReader {
       const found = await this.aggregate("min", scan, best ? { from: value, to: best } : range);
       return found ?? best;
     } catch (error) {
-      throw wrapDuckDBError(error, "SL304", `reading the first cursor of ${this.table.label} failed`, this.table.label);
+      throw wrapDuckDBError(error, "source", `reading the first cursor of ${this.table.label} failed`, this.table.label);
     }
   }
 

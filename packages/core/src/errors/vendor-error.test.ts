@@ -21,6 +21,7 @@ describe("vendorError", () => {
     ["duplicate_key", "target", "SL301", false],
     ["timeout", "source", "SL311", true],
     ["canceled", "target", "SL307", false],
+    ["unsupported", "target", "SL305", false],
     ["unknown", "target", "SL305", false],
   ] as const)("%s on a %s is %s, retryable %s", (kind, role, code, retryable) => {
     const error = vendorError(kind, new Error("x"), { ...context, role });

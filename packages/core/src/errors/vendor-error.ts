@@ -32,6 +32,8 @@ export type VendorErrorKind =
   | "timeout"
   /** The statement was canceled (by sqlload on Ctrl-C, or an operator). */
   | "canceled"
+  /** The engine cannot do what sqlload needs: too old a version, a feature or setting it lacks. */
+  | "unsupported"
   | "unknown";
 
 export const vendorErrorKinds: readonly VendorErrorKind[] = [
@@ -47,6 +49,7 @@ export const vendorErrorKinds: readonly VendorErrorKind[] = [
   "duplicate_key",
   "timeout",
   "canceled",
+  "unsupported",
   "unknown",
 ];
 
@@ -89,6 +92,7 @@ export const vendorErrorMeanings: Readonly<Record<VendorErrorKind, KindMeaning>>
   duplicate_key: { code: "SL301", retryable: false },
   timeout: { code: "SL311", retryable: true },
   canceled: { code: "SL307", retryable: false },
+  unsupported: { code: failed, retryable: false, hint: "Upgrade the server, or enable the feature named in the cause." },
   unknown: { code: failed, retryable: false },
 };
 
