@@ -6,12 +6,13 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { SqlloadError } from "@sqlload/core";
 import sqlite from "node-sqlite3-wasm";
 
@@ -76,6 +77,11 @@ export class SchemaFile {
     try {
       mkdirSync(join(this.path, ".."), { recursive: true });
       unlock = await lockFile(`${this.path}.writer`);
+      // Only the lock's holder makes copies: any left here are from a process killed mid-unit.
+      for (const name of readdirSync(dirname(this.path))) {
+        if (name.startsWith(`${basename(this.path)}.`) && name.endsWith(".unit"))
+          rmSync(join(dirname(this.path), name), { force: true });
+      }
       const copy = `${this.path}.${randomBytes(6).toString("hex")}.unit`;
       if (existsSync(this.path)) copyFileSync(this.path, copy);
       const db = new sqlite.Database(copy);
