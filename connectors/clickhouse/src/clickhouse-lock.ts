@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { SqlloadError } from "@sqlload/core";
+import { processAlive, SqlloadError } from "@sqlload/core";
 import { tablesWithPrefix } from "./clickhouse-catalog.js";
 import { qualifiedName, stringLiteral } from "./clickhouse-dialect.js";
 import { auxName, auxPrefix } from "./clickhouse-names.js";
@@ -123,17 +123,8 @@ function parseHolder(comment: string): Holder | undefined {
 
 function isStale(holder: Holder | undefined, kind: ClickHouseSession["kind"], timing: LockTiming): boolean {
   if (!holder) return true;
-  if (holder.host === hostname() && holder.pid !== process.pid && !processExists(holder.pid)) return true;
+  if (holder.host === hostname() && holder.pid !== process.pid && !processAlive(holder.pid)) return true;
   // chdb holds its folder for one process: a lock of any other process is a dead run's.
   if (kind === "chdb" && holder.pid !== process.pid) return true;
   return Date.now() - holder.beat > timing.staleMs;
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@clickhouse/client";
-import { SqlloadError } from "@sqlload/core";
+import { processAlive, SqlloadError } from "@sqlload/core";
 import { qualifiedName, quoteIdent, stringLiteral } from "./clickhouse-dialect.js";
 import { wrapClickHouseError } from "./errors.js";
 
@@ -237,15 +237,6 @@ function sweepSpools(): void {
     }
   } catch {
     // Only housekeeping.
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -366,14 +366,8 @@ export class FilesTableReader implements SourceTableReader {
   /** The cursor, read as `expression` (the table's type across files), in a range. */
   private range(expression: string, range: CursorRange, includeNulls: boolean): SqlCondition {
     const { column, kind } = this.table.cursor!;
-    return duckdbRange({
-      column: column.name,
-      kind,
-      range,
-      includeNulls,
-      expression,
-      withZone: column.type.kind === "timestamptz",
-    });
+    const withZone = column.type.kind === "timestamptz";
+    return duckdbRange({ column: column.name, kind, range, includeNulls, expression, withZone });
   }
 
   async close(): Promise<void> {

@@ -13,7 +13,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { SqlloadError } from "@sqlload/core";
+import { processAlive, SqlloadError } from "@sqlload/core";
 import sqlite from "node-sqlite3-wasm";
 
 export type SqliteDatabase = InstanceType<typeof sqlite.Database>;
@@ -128,7 +128,7 @@ async function lockFile(path: string): Promise<() => void> {
     const text = readText(path);
     const pid = Number(text);
     // Empty: its holder has created it and not yet written its pid.
-    if (text !== "" && (!Number.isInteger(pid) || pid <= 0 || !alive(pid))) {
+    if (text !== "" && (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid))) {
       rmSync(path, { force: true });
       continue;
     }
@@ -146,14 +146,5 @@ function readText(path: string): string {
     return readFileSync(path, "utf8").trim();
   } catch {
     return "";
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -30,6 +30,7 @@ export {
   type Schema,
   sameLogicalType,
 } from "./connector/logical-types.js";
+export { processAlive } from "./connector/process-alive.js";
 export {
   allocate,
   batchFromRows,
