@@ -5,7 +5,9 @@ import {
   type CursorRange,
   type CursorValue,
   compareCursor,
+  type RunLogColumns,
   type RunLogRow,
+  runLogRowFromColumns,
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
@@ -374,20 +376,10 @@ async function journalsOf(session: ClickHouseSession, ref: TargetTableRef): Prom
 }
 
 async function journalRows(session: ClickHouseSession, ref: TargetTableRef, name: string): Promise<RunLogRow[]> {
-  const rows = await session.query<{
-    run_id: string;
-    table_name: string;
-    at: string;
-    format_version: number | string;
-    body: string;
-  }>(`SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(ref.schema, name)} ORDER BY seq`);
-  return rows.map((r) => ({
-    runId: r.run_id,
-    table: r.table_name,
-    at: r.at,
-    formatVersion: Number(r.format_version),
-    body: r.body,
-  }));
+  const rows = await session.query<RunLogColumns>(
+    `SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(ref.schema, name)} ORDER BY seq`,
+  );
+  return rows.map(runLogRowFromColumns);
 }
 
 /**

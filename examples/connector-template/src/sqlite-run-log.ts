@@ -1,4 +1,4 @@
-import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
+import { RUN_LOG_TABLE, type RunLogColumns, type RunLogRow, runLogRowFromColumns } from "@sqlload/core";
 import { quoteIdent } from "./sqlite-dialect.js";
 import type { SqliteDatabase } from "./sqlite-files.js";
 
@@ -36,14 +36,8 @@ export function selectRunLog(db: SqliteDatabase, targetName: string): RunLogRow[
   if (!tableExists(db, RUN_LOG_TABLE)) return [];
   const rows = db.all(`SELECT run_id, table_name, "at", format_version, body FROM ${TABLE} WHERE target_name = ? ORDER BY seq`, [
     targetName,
-  ]) as { run_id: string; table_name: string; at: string; format_version: number; body: string }[];
-  return rows.map((r) => ({
-    runId: r.run_id,
-    table: r.table_name,
-    at: r.at,
-    formatVersion: Number(r.format_version),
-    body: r.body,
-  }));
+  ]) as unknown as RunLogColumns[];
+  return rows.map(runLogRowFromColumns);
 }
 
 export function tableExists(db: SqliteDatabase, name: string): boolean {

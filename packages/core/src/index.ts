@@ -147,3 +147,4 @@ export {
   type RunLogRecord,
   type RunLogRow,
 } from "./state/run-log.js";
+export { type RunLogColumns, runLogRowFromColumns } from "./state/run-log-columns.js";
