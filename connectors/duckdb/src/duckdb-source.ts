@@ -31,6 +31,7 @@ export class DuckDBSource implements SourceConnection {
     exactRange: true,
     orderedReads: true,
     snapshot: true,
+    firstCursorLookup: true,
   };
 
   private constructor(

@@ -77,6 +77,10 @@ export const errorCodes = {
     hint: 'Give a duration ("7d") for a date or timestamp cursor, an integer for an integer cursor, or "none".',
     category: "config",
   },
+  SL116: {
+    title: "Logged table on a target that logs after the data",
+    hint: "This target commits the run log after the data, so a crash could lose a logged position: load the table elsewhere, or enable the target setting the message names.",
+  },
 
   SL200: {
     title: "Cursor column not found",
@@ -129,6 +133,10 @@ export const errorCodes = {
     title: "Range read of a rebuilt table",
     hint: "Drop --start-cursor/--end-cursor for this table (deselect it), or load it without --reload and with another write_strategy.",
     category: "usage",
+  },
+  SL212: {
+    title: "Write strategy not supported by the target",
+    hint: "Choose a `write_strategy` the target supports (the message lists them), or load the table into another target.",
   },
 
   SL300: {
@@ -213,6 +221,10 @@ export const errorCodes = {
     title: "TypeScript module failed to load",
     hint: "Fix the error in the module named; `sqlload check` loads it without moving data.",
     category: "config",
+  },
+  SL406: {
+    title: "Connector's capabilities and methods disagree",
+    hint: "The connector is broken: report it to its authors (the message names the package); its conformance suite shows the mismatch too.",
   },
 
   SL500: {
