@@ -80,6 +80,7 @@ export const errorCodes = {
   SL116: {
     title: "Logged table on a target that logs after the data",
     hint: "This target commits the run log after the data, so a crash could lose a logged position: load the table elsewhere, or enable the target setting the message names.",
+    category: "config",
   },
 
   SL200: {
@@ -137,6 +138,7 @@ export const errorCodes = {
   SL212: {
     title: "Write strategy not supported by the target",
     hint: "Choose a `write_strategy` the target supports (the message lists them), or load the table into another target.",
+    category: "usage",
   },
 
   SL300: {
@@ -225,6 +227,7 @@ export const errorCodes = {
   SL406: {
     title: "Connector's capabilities and methods disagree",
     hint: "The connector is broken: report it to its authors (the message names the package); its conformance suite shows the mismatch too.",
+    category: "config",
   },
 
   SL500: {
@@ -254,5 +257,5 @@ export type ErrorCode = keyof typeof errorCodes;
 
 /** The category of a code (see `ErrorCategory`); `internal` for a code this core does not know (a newer connector's). */
 export function errorCategory(code: ErrorCode): ErrorCategory {
-  return (errorCodes as Record<string, ErrorCodeInfo | undefined>)[code]?.category ?? "internal";
+  return (errorCodes as unknown as Record<string, ErrorCodeInfo | undefined>)[code]?.category ?? "internal";
 }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { SqlloadError } from "./sqlload-error.js";
-import { nodeSocketErrorKind, toVendorSqlloadError, vendorError, vendorErrorKinds } from "./vendor-error.js";
+import {
+  nodeSocketErrorKind,
+  toVendorSqlloadError,
+  type VendorErrorKind,
+  vendorError,
+  vendorErrorKinds,
+} from "./vendor-error.js";
 
 describe("vendorError", () => {
   const context = { action: "committing raw.app__orders", detail: "boom", table: "raw.app__orders" };
@@ -43,7 +49,7 @@ describe("vendorError", () => {
 });
 
 describe("toVendorSqlloadError", () => {
-  const classify = (e: unknown) => ((e as { code?: string }).code === "42P01" ? "missing_table" : "unknown") as const;
+  const classify = (e: unknown): VendorErrorKind => ((e as { code?: string }).code === "42P01" ? "missing_table" : "unknown");
 
   it("lets SqlloadErrors through unchanged", () => {
     const original = new SqlloadError("SL306", "locked");

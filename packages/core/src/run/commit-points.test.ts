@@ -99,6 +99,7 @@ describe("CommitPoints", () => {
             totalBytes += item.bytesSinceLast ?? 0;
             continue;
           }
+          if (item.kind !== "batch") continue;
           const first = batchToRows(item.batch)[0]?.k;
           if (pointPending) expect(first).not.toBe(before);
           pointPending = false;
