@@ -1,4 +1,4 @@
-import { isSqlloadError, type TableResult } from "@sqlload/core";
+import { type ErrorCategory, errorCategory, isSqlloadError, type TableResult } from "@sqlload/core";
 
 /** The exit codes of SPEC §8, in one place. */
 export const ExitCode = {
@@ -10,13 +10,25 @@ export const ExitCode = {
   interrupted: 130,
 } as const;
 
-/** Errors found before anything connects or reads (config, selection, flags) are usage errors. */
+const exitOfCategory: Readonly<Record<ErrorCategory, number>> = {
+  config: ExitCode.usage,
+  usage: ExitCode.usage,
+  table: ExitCode.tableFailed,
+  retry: ExitCode.retryLater,
+  interrupt: ExitCode.interrupted,
+  internal: ExitCode.tableFailed,
+};
+
+/**
+ * The exit code of an error that ended a command, from its code's category. A raise site may mark
+ * an error retryable that its code's category is not (a source read cut by a lost connection):
+ * that error, too, leaves the table unchanged and exits 75.
+ */
 export function exitCodeForError(error: unknown): number {
   if (!isSqlloadError(error)) return ExitCode.tableFailed;
-  if (error.code === "SL307") return ExitCode.interrupted;
-  if (error.retryable) return ExitCode.retryLater;
-  const n = Number(error.code.slice(2));
-  return n < 300 || (n >= 400 && n < 500) ? ExitCode.usage : ExitCode.tableFailed;
+  const category = errorCategory(error.code);
+  if (category !== "interrupt" && error.retryable) return ExitCode.retryLater;
+  return exitOfCategory[category];
 }
 
 export function exitCodeForResults(results: readonly TableResult[], interrupted: boolean): number {

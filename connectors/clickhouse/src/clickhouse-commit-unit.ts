@@ -1,11 +1,11 @@
 import {
   type Column,
-  type ColumnVector,
   type CommitUnit,
   type CommitUnitOptions,
   type CursorRange,
-  type CursorValue,
-  compareCodePoints,
+  columnCursorSpan,
+  compareCursor,
+  cursorKindOf,
   formatTargetTable,
   type RecordBatch,
   type RunLogRow,
@@ -205,7 +205,7 @@ export class ClickHouseCommitUnit implements CommitUnit {
     try {
       return await work();
     } catch (error) {
-      throw wrapClickHouseError(error, "SL305", `writing ${this.label} failed`, this.label);
+      throw wrapClickHouseError(error, `writing ${this.label} failed`, { table: this.label });
     }
   }
 }
@@ -215,54 +215,9 @@ function trackSpan(span: CursorSpan, batch: RecordBatch, column: string | undefi
   span.rows += batch.length;
   if (!column) return;
   const index = batch.schema.findIndex((c) => c.name === column);
-  if (index < 0) return;
-  const kind = (batch.schema[index] as Column).type.kind;
-  const vector = batch.columns[index] as ColumnVector;
-  const text = kind === "text";
-  let min: unknown;
-  let max: unknown;
-  for (let i = 0; i < batch.length; i++) {
-    if (vector.nulls?.[i] === 1) {
-      span.nulls = true;
-      continue;
-    }
-    const v = vector.values[i];
-    if (min === undefined) {
-      min = v;
-      max = v;
-    } else if (text) {
-      if (compareCodePoints(v as string, min as string) < 0) min = v;
-      else if (compareCodePoints(v as string, max as string) > 0) max = v;
-    } else if ((v as number) < (min as number)) min = v;
-    else if ((v as number) > (max as number)) max = v;
-  }
-  if (min === undefined) return;
-  const lo = cursorOf(kind, min);
-  const hi = cursorOf(kind, max);
-  if (!lo || !hi) return;
-  if (!span.min || lessThan(lo, span.min)) span.min = lo;
-  if (!span.max || lessThan(span.max, hi)) span.max = hi;
-}
-
-function cursorOf(kind: string, value: unknown): CursorValue | undefined {
-  switch (kind) {
-    case "int16":
-    case "int32":
-    case "int64":
-      return { kind: "integer", value: BigInt(value as number | bigint) };
-    case "date":
-      return { kind: "date", value: value as number };
-    case "timestamp":
-    case "timestamptz":
-      return { kind: "timestamp", value: value as bigint };
-    case "text":
-      return { kind: "text", value: value as string };
-    default:
-      return undefined;
-  }
-}
-
-function lessThan(a: CursorValue, b: CursorValue): boolean {
-  if (a.kind === "text" && b.kind === "text") return compareCodePoints(a.value, b.value) < 0;
-  return (a.value as bigint | number) < (b.value as bigint | number);
+  if (index < 0 || !cursorKindOf((batch.schema[index] as Column).type)) return;
+  const { min, max, nulls } = columnCursorSpan(batch, index);
+  if (nulls) span.nulls = true;
+  if (min && (!span.min || compareCursor(min, span.min) < 0)) span.min = min;
+  if (max && (!span.max || compareCursor(span.max, max) < 0)) span.max = max;
 }

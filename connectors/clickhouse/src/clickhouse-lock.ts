@@ -1,10 +1,10 @@
 import { hostname } from "node:os";
-import { SqlloadError } from "@sqlload/core";
+import { processAlive, SqlloadError } from "@sqlload/core";
 import { tablesWithPrefix } from "./clickhouse-catalog.js";
 import { qualifiedName, stringLiteral } from "./clickhouse-dialect.js";
 import { auxName, auxPrefix } from "./clickhouse-names.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
-import { clickhouseErrorKind } from "./errors.js";
+import { alreadyExists } from "./errors.js";
 
 /** Who holds a lock, in the lock table's comment. */
 interface Holder {
@@ -63,7 +63,7 @@ export async function acquireTableLock(
         `CREATE TABLE ${qualifiedName(database, name)} (held UInt8) ENGINE = Memory COMMENT ${stringLiteral(JSON.stringify(holder))}`,
       );
     } catch (error) {
-      if (clickhouseErrorKind(error) === "exists") continue;
+      if (alreadyExists(error)) continue;
       throw error;
     }
     for (const old of locks)
@@ -123,17 +123,8 @@ function parseHolder(comment: string): Holder | undefined {
 
 function isStale(holder: Holder | undefined, kind: ClickHouseSession["kind"], timing: LockTiming): boolean {
   if (!holder) return true;
-  if (holder.host === hostname() && holder.pid !== process.pid && !processExists(holder.pid)) return true;
+  if (holder.host === hostname() && holder.pid !== process.pid && !processAlive(holder.pid)) return true;
   // chdb holds its folder for one process: a lock of any other process is a dead run's.
   if (kind === "chdb" && holder.pid !== process.pid) return true;
   return Date.now() - holder.beat > timing.staleMs;
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

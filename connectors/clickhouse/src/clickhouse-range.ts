@@ -1,4 +1,13 @@
-import { type CursorKind, type CursorRange, type CursorValue, compareCursor } from "@sqlload/core";
+import {
+  type CursorKind,
+  type CursorRange,
+  type CursorValue,
+  overlapsCursorRange,
+  type RangeDialect,
+  type RangePredicateOptions,
+  rangePredicate,
+} from "@sqlload/core";
+import { quoteIdent } from "./clickhouse-dialect.js";
 import type { Params } from "./clickhouse-session.js";
 
 export interface SqlCondition {
@@ -26,36 +35,27 @@ function bound(kind: CursorKind, name: string): string {
 }
 
 /** A cursor value as its parameter's text: integers, days and microseconds as digits, text as it is. */
-export function cursorParam(value: CursorValue): string {
+function cursorParam(value: CursorValue): string {
   return value.kind === "text" ? value.value : String(value.value);
 }
 
 /**
- * `expression` in a half-open cursor range, with the bounds as parameters named `<prefix>from`
- * and `<prefix>to` (several conditions can then share one statement). Open bounds are left out;
- * `includeNulls` adds the NULL-cursor rows, which are otherwise always excluded. ClickHouse
- * compares String by bytes, which for UTF-8 is code point order, so text needs no collation.
+ * Core's cursor range in ClickHouse, with the bounds as parameters named `<prefix>from` and
+ * `<prefix>to` (several conditions can then share one statement). ClickHouse compares String by
+ * bytes, which for UTF-8 is code point order, so text needs no collation.
  */
-export function rangeCondition(
-  expression: string,
-  kind: CursorKind,
-  range: CursorRange,
-  includeNulls: boolean,
-  prefix = "",
-): SqlCondition {
-  const parts: string[] = [];
+export function clickhouseRange(options: RangePredicateOptions & { readonly prefix?: string | undefined }): SqlCondition {
   const params: Record<string, string> = {};
-  if (range.from) {
-    parts.push(`${expression} ${range.fromInclusive === false ? ">" : ">="} ${bound(kind, `${prefix}from`)}`);
-    params[`${prefix}from`] = cursorParam(range.from);
-  }
-  if (range.to) {
-    parts.push(`${expression} < ${bound(kind, `${prefix}to`)}`);
-    params[`${prefix}to`] = cursorParam(range.to);
-  }
-  const inRange = parts.join(" AND ");
-  const sql = includeNulls ? (inRange ? `((${inRange}) OR ${expression} IS NULL)` : "1") : inRange || `${expression} IS NOT NULL`;
-  return { sql, params };
+  const dialect: RangeDialect = {
+    quoteIdentifier: quoteIdent,
+    orderExpression: (column) => column,
+    value(value, which) {
+      const name = `${options.prefix ?? ""}${which}`;
+      params[name] = cursorParam(value);
+      return bound(options.kind, name);
+    },
+  };
+  return { sql: rangePredicate(dialect, options), params };
 }
 
 /** Conditions joined by OR, their parameters merged (each made with its own prefix). */
@@ -84,13 +84,7 @@ export function spanMayOverlap(span: CursorSpan | undefined, range: CursorRange,
   if (!span) return true;
   if (span.rows === 0) return false;
   if (span.nulls && includeNulls) return true;
-  if (!span.min || !span.max) return false;
-  if (range.from) {
-    const c = compareCursor(span.max, range.from);
-    if (range.fromInclusive === false ? c <= 0 : c < 0) return false;
-  }
-  if (range.to && compareCursor(span.min, range.to) >= 0) return false;
-  return true;
+  return !!span.min && !!span.max && overlapsCursorRange(span.min, span.max, range);
 }
 
 /** Whether a range with these options deletes every row. */

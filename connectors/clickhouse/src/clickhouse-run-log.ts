@@ -1,4 +1,4 @@
-import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
+import { RUN_LOG_TABLE, type RunLogColumns, type RunLogRow, runLogRowFromColumns } from "@sqlload/core";
 import { qualifiedName } from "./clickhouse-dialect.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
 
@@ -74,21 +74,9 @@ export async function insertRunLog(
 
 export async function selectRunLog(session: ClickHouseSession, database: string, targetName: string): Promise<RunLogRow[]> {
   if (!(await runLogExists(session, database))) return [];
-  const rows = await session.query<{
-    run_id: string;
-    table_name: string;
-    at: string;
-    format_version: number | string;
-    body: string;
-  }>(
+  const rows = await session.query<RunLogColumns>(
     `SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} ORDER BY pos`,
     { t: targetName },
   );
-  return rows.map((r) => ({
-    runId: r.run_id,
-    table: r.table_name,
-    at: r.at,
-    formatVersion: Number(r.format_version),
-    body: r.body,
-  }));
+  return rows.map(runLogRowFromColumns);
 }

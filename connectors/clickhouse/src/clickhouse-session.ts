@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@clickhouse/client";
-import { SqlloadError } from "@sqlload/core";
+import { processAlive, SqlloadError } from "@sqlload/core";
 import { qualifiedName, quoteIdent, stringLiteral } from "./clickhouse-dialect.js";
 import { wrapClickHouseError } from "./errors.js";
 
@@ -206,7 +206,7 @@ export async function openServer(options: ServerOptions): Promise<ClickHouseSess
     await session.query("SELECT 1");
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw wrapClickHouseError(error, "SL308", `cannot connect to ClickHouse at ${where}`);
+    throw wrapClickHouseError(error, `cannot connect to ClickHouse at ${where}`, { connecting: true });
   }
   return session;
 }
@@ -237,15 +237,6 @@ function sweepSpools(): void {
     }
   } catch {
     // Only housekeeping.
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -290,7 +281,7 @@ async function createChdb(folder: string): Promise<SharedChdb> {
         hint: "chdb lets one process open a folder at a time: wait for the other run (or close the other program), then run again.",
       });
     }
-    throw wrapClickHouseError(error, "SL308", `cannot open chdb in ${folder}`);
+    throw wrapClickHouseError(error, `cannot open chdb in ${folder}`, { connecting: true });
   }
   sweepSpools();
   const spool = mkdtempSync(join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));

@@ -5,7 +5,9 @@ import {
   type CursorRange,
   type CursorValue,
   compareCursor,
+  type RunLogColumns,
   type RunLogRow,
+  runLogRowFromColumns,
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
@@ -13,7 +15,7 @@ import { attachAllPartitions, describeTable, tablesWithPrefix, tableUuid } from 
 import { qualifiedName, quoteIdent, stringLiteral } from "./clickhouse-dialect.js";
 import { createTableSql, type Layout, layoutFor } from "./clickhouse-layout.js";
 import { auxName, auxPrefix } from "./clickhouse-names.js";
-import { anyOf, type CursorSpan, deletesEverything, rangeCondition, spanMayOverlap } from "./clickhouse-range.js";
+import { anyOf, type CursorSpan, clickhouseRange, deletesEverything, spanMayOverlap } from "./clickhouse-range.js";
 import { ensureRunLogTable, hasPublish, insertRunLog, selectRunLog } from "./clickhouse-run-log.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
 
@@ -159,7 +161,7 @@ export class TableStage {
     }
     this.deletes.push(del);
     if (this.acc && spanMayOverlap(this.accSpan, del.range, del.includeNulls)) {
-      const condition = rangeCondition(quoteIdent(del.column), del.kind, del.range, del.includeNulls);
+      const condition = clickhouseRange({ column: del.column, kind: del.kind, range: del.range, includeNulls: del.includeNulls });
       await this.session.command(`DELETE FROM ${qualifiedName(this.db, this.acc)} WHERE ${condition.sql}`, condition.params);
     }
   }
@@ -227,7 +229,9 @@ export class TableStage {
         }
         if (this.deletes.length > 0) {
           const condition = anyOf(
-            coalesce(this.deletes).map((d, i) => rangeCondition(quoteIdent(d.column), d.kind, d.range, d.includeNulls, `d${i}_`)),
+            coalesce(this.deletes).map((d, i) =>
+              clickhouseRange({ column: d.column, kind: d.kind, range: d.range, includeNulls: d.includeNulls, prefix: `d${i}_` }),
+            ),
           );
           await this.session.command(`DELETE FROM ${qualifiedName(this.db, build)} WHERE ${condition.sql}`, condition.params);
         }
@@ -372,20 +376,10 @@ async function journalsOf(session: ClickHouseSession, ref: TargetTableRef): Prom
 }
 
 async function journalRows(session: ClickHouseSession, ref: TargetTableRef, name: string): Promise<RunLogRow[]> {
-  const rows = await session.query<{
-    run_id: string;
-    table_name: string;
-    at: string;
-    format_version: number | string;
-    body: string;
-  }>(`SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(ref.schema, name)} ORDER BY seq`);
-  return rows.map((r) => ({
-    runId: r.run_id,
-    table: r.table_name,
-    at: r.at,
-    formatVersion: Number(r.format_version),
-    body: r.body,
-  }));
+  const rows = await session.query<RunLogColumns>(
+    `SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(ref.schema, name)} ORDER BY seq`,
+  );
+  return rows.map(runLogRowFromColumns);
 }
 
 /**

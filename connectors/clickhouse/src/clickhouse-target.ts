@@ -235,7 +235,7 @@ export class ClickHouseTarget implements TargetConnection {
       return await work();
     } catch (error) {
       const label = formatTargetTable(ref);
-      throw wrapClickHouseError(error, "SL305", `${what} ${label} failed`, label);
+      throw wrapClickHouseError(error, `${what} ${label} failed`, { table: label });
     }
   }
 }

@@ -23,7 +23,7 @@ export async function describeRelation(
   try {
     described = (await connection.runAndReadAll(`DESCRIBE ${table}`)).getRowObjectsJS() as Record<string, unknown>[];
   } catch (error) {
-    if (duckdbErrorKind(error) === "catalog") return null;
+    if (duckdbErrorKind(error) === "missing_table") return null;
     throw error;
   }
   const typed = await connection.runAndReadAll(`SELECT * FROM ${table} LIMIT 0`);
@@ -40,7 +40,7 @@ export async function relationExists(connection: DuckDBConnection, schema: strin
     await connection.run(`SELECT 1 FROM ${qualifiedName(schema, name)} LIMIT 0`);
     return true;
   } catch (error) {
-    if (duckdbErrorKind(error) === "catalog") return false;
+    if (duckdbErrorKind(error) === "missing_table") return false;
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
+import { type DuckDBConnection, type DuckDBType, DuckDBTypeId, type DuckDBValue } from "@duckdb/node-api";
 import {
   type Column,
   type CommitUnit,
@@ -14,7 +14,7 @@ import { appendBatch } from "./duckdb-appender.js";
 import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
-import { rangeCondition } from "./duckdb-range.js";
+import { duckdbRange } from "./duckdb-range.js";
 import { ensureRunLogTable, insertRunLog } from "./duckdb-run-log.js";
 import { wrapDuckDBError } from "./errors.js";
 
@@ -56,7 +56,7 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
   } catch (error) {
     await connection.run("ROLLBACK").catch(() => undefined);
     db.disconnect(connection);
-    throw wrapDuckDBError(error, "SL305", `cannot start a commit on ${label}`, label);
+    throw wrapDuckDBError(error, "target", `cannot start a commit on ${label}`, label);
   }
 }
 
@@ -93,7 +93,13 @@ class DuckDBCommitUnit implements CommitUnit {
     if (!cursor) throw new SqlloadError("SL900", `deleteRange on ${this.label}, which has no cursor column`);
     if (!this.columns) return;
     const column = this.column(cursor.column);
-    const condition = rangeCondition(quoteIdent(column.name), column.type, range, options?.includeNulls ?? false);
+    const condition = duckdbRange({
+      column: column.name,
+      kind: cursor.kind,
+      range,
+      includeNulls: options?.includeNulls ?? false,
+      withZone: column.type.typeId === DuckDBTypeId.TIMESTAMP_TZ,
+    });
     await this.run(`DELETE FROM ${this.table} WHERE ${condition.sql}`, condition.values, condition.types);
   }
 
@@ -164,7 +170,7 @@ class DuckDBCommitUnit implements CommitUnit {
       await this.connection.run("COMMIT");
     } catch (error) {
       await this.connection.run("ROLLBACK").catch(() => undefined);
-      throw wrapDuckDBError(error, "SL305", `committing ${this.label} failed`, this.label);
+      throw wrapDuckDBError(error, "target", `committing ${this.label} failed`, this.label);
     } finally {
       this.close();
     }
@@ -217,7 +223,7 @@ class DuckDBCommitUnit implements CommitUnit {
     try {
       return await work();
     } catch (error) {
-      throw wrapDuckDBError(error, "SL305", `writing ${this.label} failed`, this.label);
+      throw wrapDuckDBError(error, "target", `writing ${this.label} failed`, this.label);
     }
   }
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { type ErrorCode, SqlloadError } from "@sqlload/core";
+import { SqlloadError } from "@sqlload/core";
 import { openError } from "./errors.js";
 
 export const IN_MEMORY = ":memory:";
@@ -51,17 +51,22 @@ const open = new Map<string, Promise<Shared>>();
 /**
  * Opens (or shares) the database at `path`, relative to `projectDir`; `:memory:` is a new private
  * database every time. A file opened for writing creates its folder; a read-only open of a missing
- * file fails with `code`.
+ * file fails as the `role` it is opened for.
  */
-export async function openDatabase(path: string, projectDir: string, mode: AccessMode, code: ErrorCode): Promise<DuckDBDatabase> {
+export async function openDatabase(
+  path: string,
+  projectDir: string,
+  mode: AccessMode,
+  role: "source" | "target",
+): Promise<DuckDBDatabase> {
   if (path === IN_MEMORY) {
-    const shared = await createShared(IN_MEMORY, mode, code);
+    const shared = await createShared(IN_MEMORY, mode, role);
     return handle(IN_MEMORY, shared, () => shared.instance.closeSync());
   }
   const file = resolve(projectDir, path);
   let pending = open.get(file);
   if (!pending) {
-    pending = createShared(file, mode, code);
+    pending = createShared(file, mode, role);
     open.set(file, pending);
     pending.catch(() => open.delete(file));
   }
@@ -80,14 +85,14 @@ export async function openDatabase(path: string, projectDir: string, mode: Acces
   });
 }
 
-async function createShared(file: string, mode: AccessMode, code: ErrorCode): Promise<Shared> {
+async function createShared(file: string, mode: AccessMode, role: "source" | "target"): Promise<Shared> {
   try {
     if (mode === "read_write" && file !== IN_MEMORY) mkdirSync(dirname(file), { recursive: true });
     const options = mode === "read_only" ? { ...INSTANCE_OPTIONS, access_mode: "READ_ONLY" } : INSTANCE_OPTIONS;
     const instance = await DuckDBInstance.create(file, options);
     return { instance, mode, users: 0, queue: Promise.resolve() };
   } catch (error) {
-    throw openError(error, file, code);
+    throw openError(error, file, role);
   }
 }
 

@@ -1,41 +1,39 @@
 import { BIGINT, type DuckDBType, type DuckDBValue } from "@duckdb/node-api";
-import type { CursorRange, CursorValue } from "@sqlload/core";
+import { type RangeDialect, type RangePredicateOptions, rangePredicate } from "@sqlload/core";
+import { quoteIdent } from "./duckdb-dialect.js";
 import { cursorParameter } from "./duckdb-values.js";
 
+/** SQL with the values it binds by name. */
 export interface SqlCondition {
   readonly sql: string;
   readonly values: Record<string, DuckDBValue>;
   readonly types: Record<string, DuckDBType | undefined>;
 }
 
+export interface DuckDBRangeOptions extends RangePredicateOptions {
+  /** Whether a timestamp cursor has a zone: its bounds then bind as TIMESTAMPTZ. */
+  readonly withZone: boolean;
+  /** Names the bounds `$<prefix>from` and `$<prefix>to`, so several ranges can share one statement. */
+  readonly prefix?: string | undefined;
+}
+
 /**
- * `expression` in a half-open cursor range, as SQL with bound parameters (`$from`, `$to`): values
- * are never spliced into the text. Open bounds are left out; `includeNulls` adds the NULL-cursor
- * rows, and without it they are always excluded. DuckDB compares VARCHAR by byte, which for
- * UTF-8 is code point order, so text needs no collation here.
+ * Core's cursor range in DuckDB, its bounds bound as parameters (never spliced into the text).
+ * DuckDB compares VARCHAR by UTF-8 bytes, which is code point order: text needs no collation.
  */
-export function rangeCondition(expression: string, column: DuckDBType, range: CursorRange, includeNulls: boolean): SqlCondition {
-  const parts: string[] = [];
+export function duckdbRange(options: DuckDBRangeOptions): SqlCondition {
   const values: Record<string, DuckDBValue> = {};
   const types: Record<string, DuckDBType | undefined> = {};
-  const bind = (name: string, value: CursorValue) => {
-    values[name] = cursorParameter(value, column);
-    // The client would bind a bigint as HUGEINT; BIGINT keeps the comparison on the column's own width.
-    if (value.kind === "integer") types[name] = BIGINT;
+  const dialect: RangeDialect = {
+    quoteIdentifier: quoteIdent,
+    orderExpression: (column) => column,
+    value(value, bound) {
+      const name = `${options.prefix ?? ""}${bound}`;
+      values[name] = cursorParameter(value, options.withZone);
+      // The client would bind a bigint as HUGEINT; BIGINT keeps the comparison on the column's own width.
+      if (value.kind === "integer") types[name] = BIGINT;
+      return `$${name}`;
+    },
   };
-  if (range.from) {
-    parts.push(`${expression} ${range.fromInclusive === false ? ">" : ">="} $from`);
-    bind("from", range.from);
-  }
-  if (range.to) {
-    parts.push(`${expression} < $to`);
-    bind("to", range.to);
-  }
-  const inRange = parts.join(" AND ");
-  const sql = includeNulls
-    ? inRange
-      ? `((${inRange}) OR ${expression} IS NULL)`
-      : "TRUE"
-    : inRange || `${expression} IS NOT NULL`;
-  return { sql, values, types };
+  return { sql: rangePredicate(dialect, options), values, types };
 }

@@ -1,8 +1,9 @@
-import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
+import { type DuckDBConnection, type DuckDBType, DuckDBTypeId } from "@duckdb/node-api";
 import {
   type Column,
-  type ColumnVector,
+  CommitPoints,
   type CursorKind,
+  type CursorRange,
   type CursorValue,
   cursorKindOf,
   defaultSourceCapabilities,
@@ -19,7 +20,7 @@ import { estimateBytes, streamBatches } from "./duckdb-batches.js";
 import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { findColumn, logicalTypeOf, qualifiedName, quoteIdent, readExpression } from "./duckdb-dialect.js";
-import { rangeCondition } from "./duckdb-range.js";
+import { duckdbRange, type SqlCondition } from "./duckdb-range.js";
 import { cursorFromDuckDB } from "./duckdb-values.js";
 import { wrapDuckDBError } from "./errors.js";
 
@@ -59,7 +60,7 @@ export class DuckDBSource implements SourceConnection {
       return new DuckDBTableReader(this.db, connection, request.table.key, table);
     } catch (error) {
       this.db.disconnect(connection);
-      throw wrapDuckDBError(error, "SL304", `cannot open ${request.table.key} in ${this.db.path}`, request.table.key);
+      throw wrapDuckDBError(error, "source", `cannot open ${request.table.key} in ${this.db.path}`, request.table.key);
     }
   }
 
@@ -123,36 +124,36 @@ class DuckDBTableReader implements SourceTableReader {
     let values = {};
     let types = {};
     if (cursor) {
-      const expression = readExpression(cursor.column.name, cursor.column.type);
-      const condition = rangeCondition(expression, cursor.column.type, request.range, request.includeNulls);
+      const condition = this.range(request.range, request.includeNulls);
       sql += ` WHERE ${condition.sql}`;
-      if (request.ordered) sql += ` ORDER BY ${expression} ASC NULLS FIRST`;
+      if (request.ordered) sql += ` ORDER BY ${readExpression(cursor.column.name, cursor.column.type)} ASC NULLS FIRST`;
       values = condition.values;
       types = condition.types;
     }
     const cursorIndex = cursor ? this.table.columns.indexOf(cursor.column) : -1;
-    const ordered = request.ordered && cursorIndex >= 0;
-    let previousLast: unknown = NONE;
-    let bytes = 0;
+    const points = request.ordered && cursorIndex >= 0 ? new CommitPoints(cursorIndex) : undefined;
     try {
       for await (const batch of streamBatches(this.connection, sql, this.schema, values, types, request.signal)) {
-        if (ordered) {
-          // Everything before this batch may commit when its first cursor differs from the
-          // previous batch's last: no cursor value is then split between two commits.
-          const first = cursorKey(batch.columns[cursorIndex] as ColumnVector, 0);
-          if (previousLast !== NONE && first !== previousLast) {
-            yield { kind: "commit-point", bytesSinceLast: bytes };
-            bytes = 0;
-          }
-          previousLast = cursorKey(batch.columns[cursorIndex] as ColumnVector, batch.length - 1);
-          bytes += estimateBytes(batch);
-        }
-        yield { kind: "batch", batch };
+        if (points) yield* points.batch(batch, estimateBytes(batch));
+        else yield { kind: "batch", batch };
       }
     } catch (error) {
       if (request.signal.aborted) throw error;
-      throw wrapDuckDBError(error, "SL304", `reading ${this.key} failed`, this.key);
+      throw wrapDuckDBError(error, "source", `reading ${this.key} failed`, this.key);
     }
+  }
+
+  /** The cursor column (as read, cast to its canonical type) in a range. */
+  private range(range: CursorRange, includeNulls: boolean): SqlCondition {
+    const { column, kind } = this.table.cursor!;
+    return duckdbRange({
+      column: column.name,
+      kind,
+      range,
+      includeNulls,
+      expression: readExpression(column.name, column.type),
+      withZone: column.type.typeId === DuckDBTypeId.TIMESTAMP_TZ,
+    });
   }
 
   async maxCursor(): Promise<CursorValue | null> {
@@ -168,7 +169,7 @@ class DuckDBTableReader implements SourceTableReader {
     if (!cursor) return null;
     try {
       const expression = readExpression(cursor.column.name, cursor.column.type);
-      const condition = rangeCondition(expression, cursor.column.type, { from }, false);
+      const condition = this.range({ from }, false);
       const reader = await this.connection.runAndReadAll(
         `SELECT ${fn}(${expression}) FROM ${this.table.from} WHERE ${condition.sql}`,
         condition.values,
@@ -178,7 +179,7 @@ class DuckDBTableReader implements SourceTableReader {
       if (value === null || value === undefined) return null;
       return cursorFromDuckDB(cursor.kind, reader.columnTypes()[0] as DuckDBType, value) ?? null;
     } catch (error) {
-      throw wrapDuckDBError(error, "SL304", `reading the ${fn}imum cursor of ${this.key} failed`, this.key);
+      throw wrapDuckDBError(error, "source", `reading the ${fn}imum cursor of ${this.key} failed`, this.key);
     }
   }
 
@@ -186,12 +187,4 @@ class DuckDBTableReader implements SourceTableReader {
     await this.connection.run("ROLLBACK").catch(() => undefined);
     this.db.disconnect(this.connection);
   }
-}
-
-const NONE = Symbol("none");
-const NULL_CURSOR = Symbol("null");
-
-/** A cell's value for equality tests: numbers, bigints and strings compare by value with ===. */
-function cursorKey(vector: ColumnVector, row: number): unknown {
-  return vector.nulls?.[row] === 1 ? NULL_CURSOR : vector.values[row];
 }

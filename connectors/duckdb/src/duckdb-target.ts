@@ -130,7 +130,7 @@ export class DuckDBTarget implements TargetConnection {
       return await work();
     } catch (error) {
       const label = formatTargetTable(ref);
-      throw wrapDuckDBError(error, "SL305", `${what} ${label} failed`, label);
+      throw wrapDuckDBError(error, "target", `${what} ${label} failed`, label);
     }
   }
 }

@@ -102,16 +102,14 @@ export function fromDuckDB(type: DuckDBType): FromDuckDB {
 }
 
 /** A cursor value as a DuckDB parameter of the column's own type, so no time zone cast comes between. */
-export function cursorParameter(value: CursorValue, column: DuckDBType): DuckDBValue {
+export function cursorParameter(value: CursorValue, withZone: boolean): DuckDBValue {
   switch (value.kind) {
     case "integer":
       return value.value;
     case "date":
       return new DuckDBDateValue(value.value);
     case "timestamp":
-      return column.typeId === DuckDBTypeId.TIMESTAMP_TZ
-        ? new DuckDBTimestampTZValue(value.value)
-        : new DuckDBTimestampValue(value.value);
+      return withZone ? new DuckDBTimestampTZValue(value.value) : new DuckDBTimestampValue(value.value);
     case "text":
       return value.value;
   }

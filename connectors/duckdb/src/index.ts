@@ -27,7 +27,7 @@ export default defineConnector({
   async target(context) {
     const path = context.options.path ?? DEFAULT_TARGET_PATH;
     if (typeof path !== "string") throw new SqlloadError("SL103", "the DuckDB target's `path` must be a string");
-    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "SL305"), DuckDBTarget.open);
+    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target"), DuckDBTarget.open);
   },
   async source(context) {
     const path = context.options.path;
@@ -35,7 +35,7 @@ export default defineConnector({
       const name = context.sourceName ? `source ${context.sourceName}` : "a DuckDB source";
       throw new SqlloadError("SL105", `${name} needs \`path\`, the DuckDB file to read`);
     }
-    return withDatabase(await openDatabase(path, context.projectDir, "read_only", "SL304"), DuckDBSource.open);
+    return withDatabase(await openDatabase(path, context.projectDir, "read_only", "source"), DuckDBSource.open);
   },
 });
 

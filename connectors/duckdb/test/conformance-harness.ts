@@ -16,7 +16,7 @@ const FILE = "warehouse.duckdb";
  */
 export function duckdbTargetHarness(): TargetHarness & { close(): Promise<void> } {
   const project = tempProject();
-  const db = openDatabase(FILE, project.dir, "read_write", "SL305");
+  const db = openDatabase(FILE, project.dir, "read_write", "target");
   let n = 0;
   return {
     async connect() {

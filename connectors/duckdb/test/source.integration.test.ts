@@ -218,9 +218,11 @@ describe("reads", () => {
     // `grp` is distinct up to the first batch boundary, then one value across the second one.
     const ties = await readAll(request("app.events", "grp", ["grp"]), { ordered: true });
     expect(ties.map((i) => i.kind)).toEqual(["batch", "commit-point", "batch", "batch"]);
-    // `bucket` = id // 100: both boundaries (32768, 65536) fall inside a bucket.
+    // `bucket` = id // 100: both boundaries (32768, 65536) fall inside a bucket, so each later
+    // batch is split at its last change of bucket (ids 65500 and 69900) to offer its point.
     const buckets = await readAll(request("app.events", "bucket", ["bucket"]), { ordered: true });
-    expect(buckets.map((i) => i.kind)).toEqual(["batch", "batch", "batch"]);
+    expect(buckets.map((i) => i.kind)).toEqual(["batch", "batch", "commit-point", "batch", "batch", "commit-point", "batch"]);
+    expect(batchesOf(buckets).map((b) => b.length)).toEqual([BATCH_ROWS, 65_500 - BATCH_ROWS, 36, 69_900 - 65_536, 100]);
     // One value everywhere: never a commit point.
     const same = await readAll(request("app.events", "one", ["one"]), { ordered: true });
     expect(same.filter((i) => i.kind === "commit-point")).toEqual([]);

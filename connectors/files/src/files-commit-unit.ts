@@ -4,9 +4,11 @@ import {
   type AppendTarget,
   appendBatch,
   cursorFromDuckDB,
+  duckdbRange,
   duckdbTypeSql,
   quoteIdent,
   quoteString,
+  type SqlCondition,
   wrapDuckDBError,
 } from "@sqlload/connector-duckdb/engine";
 import {
@@ -18,10 +20,12 @@ import {
   compareCursor,
   cursorKindOf,
   cursorToString,
+  overlapsCursorRange,
   parseLogicalType,
   type RecordBatch,
   type RunLogRow,
   SqlloadError,
+  spanInCursorRange,
   type TargetTableRef,
 } from "@sqlload/core";
 import { fileListParameter } from "./files-engine.js";
@@ -41,7 +45,6 @@ import {
   statsRange,
   tableDir,
 } from "./files-manifest.js";
-import { covers, overlaps, rangeCondition } from "./files-range.js";
 import { writeRunLogRecord } from "./files-run-log.js";
 import type { FileStore } from "./files-store.js";
 
@@ -108,7 +111,7 @@ export class FilesCommitUnit implements CommitUnit {
       return unit;
     } catch (error) {
       connection.closeSync();
-      throw wrapDuckDBError(error, "SL305", `cannot start a commit on ${context.label}`, context.label);
+      throw wrapDuckDBError(error, "target", `cannot start a commit on ${context.label}`, context.label);
     }
   }
 
@@ -128,7 +131,13 @@ export class FilesCommitUnit implements CommitUnit {
     if (!this.staged) return;
     // Rows this unit wrote before the delete go too, as in a database transaction.
     const column = this.column(cursor.column);
-    const condition = rangeCondition(quoteIdent(column.name), column.type, range, includeNulls);
+    const condition = duckdbRange({
+      column: column.name,
+      kind: cursor.kind,
+      range,
+      includeNulls,
+      withZone: column.type.kind === "timestamptz",
+    });
     await this.run(`DELETE FROM ${this.stage} WHERE ${condition.sql}`, condition.values, condition.types);
   }
 
@@ -215,7 +224,7 @@ export class FilesCommitUnit implements CommitUnit {
     } catch (error) {
       // Files of a commit that did not happen; the next run's collection would remove them too.
       await Promise.all(written.map((path) => store.delete(path).catch(() => undefined)));
-      throw wrapDuckDBError(error, "SL305", `committing ${label} failed`, label);
+      throw wrapDuckDBError(error, "target", `committing ${label} failed`, label);
     } finally {
       await this.close();
     }
@@ -236,8 +245,7 @@ export class FilesCommitUnit implements CommitUnit {
     const mergeHits = merging ? await this.filesHoldingStagedKeys(manifest) : new Set<string>();
     const out: ManifestFile[] = [];
     for (const file of manifest.files) {
-      const predicates: { sql: string; values: Record<string, DuckDBValue>; types: Record<string, DuckDBType | undefined> }[] =
-        [];
+      const predicates: SqlCondition[] = [];
       let drop = false;
       const cursor = this.context.options.cursor;
       if (cursor) {
@@ -245,17 +253,27 @@ export class FilesCommitUnit implements CommitUnit {
           if (drop) return;
           const stats = statsRange(file, cursor.column, cursor.kind);
           if (stats) {
-            const valueHit = stats.min !== null && stats.max !== null && overlaps(stats.min, stats.max, d.range);
+            const valueHit = stats.min !== null && stats.max !== null && overlapsCursorRange(stats.min, stats.max, d.range);
             const nullHit = d.includeNulls && stats.nulls > 0;
             if (!valueHit && !nullHit) return;
-            const valuesGone = stats.min === null || stats.max === null || covers(d.range, stats.min, stats.max);
+            const valuesGone = stats.min === null || stats.max === null || spanInCursorRange(stats.min, stats.max, d.range);
             if (valuesGone && (stats.nulls === 0 || d.includeNulls)) {
               drop = true;
               return;
             }
           }
           const column = this.column(cursor.column);
-          predicates.push(rangeCondition(`t.${quoteIdent(column.name)}`, column.type, d.range, d.includeNulls, `d${i}_`));
+          predicates.push(
+            duckdbRange({
+              column: column.name,
+              kind: cursor.kind,
+              range: d.range,
+              includeNulls: d.includeNulls,
+              qualifier: "t",
+              withZone: column.type.kind === "timestamptz",
+              prefix: `d${i}_`,
+            }),
+          );
         });
       }
       if (drop) continue;
@@ -327,7 +345,7 @@ export class FilesCommitUnit implements CommitUnit {
   /** Writes `file` again without the rows the predicates (or the staged keys) select; null when nothing is left. */
   private async rewrite(
     file: ManifestFile,
-    predicates: { sql: string; values: Record<string, DuckDBValue>; types: Record<string, DuckDBType | undefined> }[],
+    predicates: readonly SqlCondition[],
     merge: boolean,
     generation: number,
     written: string[],
@@ -510,7 +528,7 @@ export class FilesCommitUnit implements CommitUnit {
     try {
       return await work();
     } catch (error) {
-      throw wrapDuckDBError(error, "SL305", `writing ${this.context.label} failed`, this.context.label);
+      throw wrapDuckDBError(error, "target", `writing ${this.context.label} failed`, this.context.label);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { SqlloadError } from "@sqlload/core";
+import { processAlive, SqlloadError } from "@sqlload/core";
 import type { FileStore } from "./files-store.js";
 
 interface LeaseContent {
@@ -74,16 +74,6 @@ async function isStale(store: FileStore, path: string, held: LeaseContent | "unr
     return !file || Date.now() - file.modified.getTime() > UNREADABLE_STALE_MS;
   }
   return held.host === hostname() && !processAlive(held.pid);
-}
-
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 async function takeOver(store: FileStore, path: string, held: LeaseContent | "unreadable"): Promise<void> {

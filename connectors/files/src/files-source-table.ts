@@ -130,7 +130,7 @@ export async function resolveTable(
     label,
     (path) => shownPath(files, path),
   ).catch((error) => {
-    throw wrapDuckDBError(error, "SL304", `table ${label}: listing its files through DuckDB failed`, label);
+    throw wrapDuckDBError(error, "source", `table ${label}: listing its files through DuckDB failed`, label);
   });
   if (options.format === "parquet") {
     await checkParquetSchemas(
@@ -139,7 +139,7 @@ export async function resolveTable(
       label,
       (path) => shownPath(files, path),
     ).catch((error) => {
-      throw wrapDuckDBError(error, "SL304", `table ${label}: reading the schemas of its Parquet files failed`, label);
+      throw wrapDuckDBError(error, "source", `table ${label}: reading the schemas of its Parquet files failed`, label);
     });
   }
   let all: Map<string, DuckDBType>;

@@ -1,30 +1,34 @@
 import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
 import {
   cursorFromDuckDB,
+  duckdbRange,
   duckdbTypeSql,
   estimateBytes,
   isCanonical,
   logicalTypeOf,
   quoteIdent,
+  type SqlCondition,
   streamBatches,
   wrapDuckDBError,
 } from "@sqlload/connector-duckdb/engine";
 import {
-  type ColumnVector,
+  CommitPoints,
   type CursorRange,
   type CursorValue,
   compareCursor,
+  inCursorRange,
   maxCursor,
+  overlapsCursorRange,
   type ReadRequest,
   type RecordBatch,
   type SourceItem,
   type SourceTableReader,
   SqlloadError,
+  spanInCursorRange,
 } from "@sqlload/core";
 import { fileListParameter } from "./files-engine.js";
 import { partitionCursor } from "./files-hive.js";
 import { type ColumnStats, columnStats } from "./files-parquet.js";
-import { covers, inRange, overlaps, rangeCondition } from "./files-range.js";
 import { type ResolvedTable, readCall, type SourceFile, type TableColumn } from "./files-source-table.js";
 
 /** SPEC §6: a files source commits at 1,000 files or about 1 GB, whichever comes first. */
@@ -113,53 +117,31 @@ export class FilesTableReader implements SourceTableReader {
       yield* this.readOrdered(files, request);
     } catch (error) {
       if (request.signal.aborted) throw error;
-      throw wrapDuckDBError(error, "SL304", `reading ${this.table.label} failed`, this.table.label);
+      throw wrapDuckDBError(error, "source", `reading ${this.table.label} failed`, this.table.label);
     }
   }
 
   /**
    * An ordered read. Segments (a partition, or Parquet files whose cursor ranges overlap) are
    * packed into groups of at most FILES_PER_COMMIT files, each group one query ordered by the
-   * cursor. A `commit-point` goes between batches whose cursor values differ, so a partition (one
-   * value) is never split; the runner commits at one once about 1 GB moved since its last commit.
-   * A group that stopped short of the next segment ends with a forced point: a commit at 1,000
-   * files, whichever comes first.
+   * cursor. Core's `CommitPoints` puts a `commit-point` between rows whose cursor values differ,
+   * so a partition (one value) is never split; the runner commits at one once about 1 GB moved
+   * since its last commit. A group that stopped short of the next segment ends with a forced
+   * point: a commit at 1,000 files, whichever comes first.
    */
   private async *readOrdered(files: readonly SourceFile[], request: ReadRequest): AsyncGenerator<SourceItem> {
     const cursorIndex = this.table.columns.indexOf(this.table.cursor!.column);
     const groups = packGroups(await this.segments(files, request));
+    const points = new CommitPoints(cursorIndex);
     for (const [g, group] of groups.entries()) {
-      let pendingBytes = 0;
-      let previousLast: unknown = NONE;
       const groupFiles = group.segments.flatMap((s) => s.files);
       const first = group.segments[0] as Segment;
       const all = groupFiles.length === this.table.files.length;
       const rows = this.query(groupFiles, request.range, first.includeNulls, true, request.signal, all, first.nullsOnly);
-      for await (const batch of rows) {
-        const vector = batch.columns[cursorIndex] as ColumnVector;
-        if (previousLast !== NONE && cursorKey(vector, 0) !== previousLast && pendingBytes > 0) {
-          yield { kind: "commit-point", bytesSinceLast: pendingBytes };
-          pendingBytes = 0;
-        }
-        previousLast = cursorKey(vector, batch.length - 1);
-        // The batch is cut at its last change of value, so a commit can fall right between two
-        // partitions (or values) even when one batch holds both.
-        const cut = lastChange(vector, batch.length);
-        if (cut > 0) {
-          const head = sliceBatch(batch, 0, cut);
-          yield { kind: "batch", batch: head };
-          yield { kind: "commit-point", bytesSinceLast: pendingBytes + estimateBytes(head) };
-          const tail = sliceBatch(batch, cut, batch.length);
-          pendingBytes = estimateBytes(tail);
-          yield { kind: "batch", batch: tail };
-        } else {
-          pendingBytes += estimateBytes(batch);
-          yield { kind: "batch", batch };
-        }
-      }
+      for await (const batch of rows) yield* points.batch(batch, estimateBytes(batch));
       const full =
         g + 1 < groups.length && group.files + ((groups[g + 1] as Group).segments[0] as Segment).files.length > FILES_PER_COMMIT;
-      yield { kind: "commit-point", bytesSinceLast: pendingBytes, required: full };
+      yield* points.point({ required: full });
     }
   }
 
@@ -195,7 +177,7 @@ export class FilesTableReader implements SourceTableReader {
     }
     // Files whose value ranges overlap (or touch) read together; separate ones in order.
     const valued = known
-      .filter((k) => k.stats.min !== null && k.stats.max !== null && overlaps(k.stats.min, k.stats.max, request.range))
+      .filter((k) => k.stats.min !== null && k.stats.max !== null && overlapsCursorRange(k.stats.min, k.stats.max, request.range))
       .sort((a, b) => compareCursor(a.stats.min!, b.stats.min!));
     let current: SourceFile[] = [];
     let currentMax: CursorValue | null = null;
@@ -220,7 +202,7 @@ export class FilesTableReader implements SourceTableReader {
     if (cursor.partition) {
       return files.filter((file) => {
         const value = this.partitionValues.get(file) ?? null;
-        return value === null ? includeNulls : inRange(value, range);
+        return value === null ? includeNulls : inCursorRange(value, range);
       });
     }
     if (this.table.options.format !== "parquet") return [...files];
@@ -229,7 +211,7 @@ export class FilesTableReader implements SourceTableReader {
       const s = this.statsOf(stats, file);
       if (!s.exact) return true;
       if (includeNulls && s.nulls > 0) return true;
-      return s.min !== null && s.max !== null && overlaps(s.min, s.max, range);
+      return s.min !== null && s.max !== null && overlapsCursorRange(s.min, s.max, range);
     });
   }
 
@@ -277,7 +259,7 @@ export class FilesTableReader implements SourceTableReader {
       const expression = expressions.get(cursor.column.name) as string;
       if (nullsOnly) sql += ` WHERE ${expression} IS NULL`;
       else {
-        const condition = rangeCondition(expression, cursor.column.type, range, includeNulls);
+        const condition = this.range(expression, range, includeNulls);
         sql += ` WHERE ${condition.sql}`;
         values = { ...values, ...condition.values };
         types = { ...types, ...condition.types };
@@ -326,7 +308,7 @@ export class FilesTableReader implements SourceTableReader {
       }
       return maxCursor(best, await this.aggregate("max", unknown, {}));
     } catch (error) {
-      throw wrapDuckDBError(error, "SL304", `reading the maximum cursor of ${this.table.label} failed`, this.table.label);
+      throw wrapDuckDBError(error, "source", `reading the maximum cursor of ${this.table.label} failed`, this.table.label);
     }
   }
 
@@ -338,7 +320,7 @@ export class FilesTableReader implements SourceTableReader {
       if (cursor.partition) {
         let best: CursorValue | null = null;
         for (const v of this.partitionValues.values()) {
-          if (v && inRange(v, range) && (!best || compareCursor(v, best) < 0)) best = v;
+          if (v && inCursorRange(v, range) && (!best || compareCursor(v, best) < 0)) best = v;
         }
         return best;
       }
@@ -351,8 +333,8 @@ export class FilesTableReader implements SourceTableReader {
       for (const file of this.table.files) {
         const s = this.statsOf(stats, file);
         if (!s.exact) scan.push(file);
-        else if (s.min && s.max && overlaps(s.min, s.max, range)) {
-          if (covers(range, s.min, s.max)) best = best && compareCursor(best, s.min) <= 0 ? best : s.min;
+        else if (s.min && s.max && overlapsCursorRange(s.min, s.max, range)) {
+          if (spanInCursorRange(s.min, s.max, range)) best = best && compareCursor(best, s.min) <= 0 ? best : s.min;
           else scan.push(file);
         }
       }
@@ -360,7 +342,7 @@ export class FilesTableReader implements SourceTableReader {
       const found = await this.aggregate("min", scan, best ? { from: value, to: best } : range);
       return found ?? best;
     } catch (error) {
-      throw wrapDuckDBError(error, "SL304", `reading the first cursor of ${this.table.label} failed`, this.table.label);
+      throw wrapDuckDBError(error, "source", `reading the first cursor of ${this.table.label} failed`, this.table.label);
     }
   }
 
@@ -369,7 +351,7 @@ export class FilesTableReader implements SourceTableReader {
     if (files.length === 0) return null;
     const from = this.from(files.length === this.table.files.length);
     const expression = from.expression(cursor.column);
-    const condition = rangeCondition(expression, cursor.column.type, range, false);
+    const condition = this.range(expression, range, false);
     const list = fileListParameter(files.map((f) => f.enginePath));
     const reader = await this.connection.runAndReadAll(
       `SELECT ${fn}(${expression}) FROM ${from.sql} WHERE ${condition.sql}`,
@@ -379,6 +361,13 @@ export class FilesTableReader implements SourceTableReader {
     const result = reader.getRows()[0]?.[0];
     if (result === null || result === undefined) return null;
     return cursorFromDuckDB(cursor.kind, reader.columnTypes()[0] as DuckDBType, result) ?? null;
+  }
+
+  /** The cursor, read as `expression` (the table's type across files), in a range. */
+  private range(expression: string, range: CursorRange, includeNulls: boolean): SqlCondition {
+    const { column, kind } = this.table.cursor!;
+    const withZone = column.type.kind === "timestamptz";
+    return duckdbRange({ column: column.name, kind, range, includeNulls, expression, withZone });
   }
 
   async close(): Promise<void> {
@@ -391,30 +380,4 @@ function expressionFor(column: TableColumn, present: DuckDBType): string {
   const target = duckdbTypeSql(column.type);
   const quoted = quoteIdent(column.name);
   return isCanonical(present) && duckdbTypeSql(logicalTypeOf(present)) === target ? quoted : `CAST(${quoted} AS ${target})`;
-}
-
-/** The first row of the batch's last run of one cursor value; 0 when the batch holds one value. */
-function lastChange(vector: ColumnVector, length: number): number {
-  const last = cursorKey(vector, length - 1);
-  for (let i = length - 2; i >= 0; i--) if (cursorKey(vector, i) !== last) return i + 1;
-  return 0;
-}
-
-/** Rows `[start, end)` of a batch, sharing its storage. */
-function sliceBatch(batch: RecordBatch, start: number, end: number): RecordBatch {
-  return {
-    schema: batch.schema,
-    length: end - start,
-    columns: batch.columns.map((c) => ({
-      values: Array.isArray(c.values) ? c.values.slice(start, end) : (c.values as Int32Array).subarray(start, end),
-      nulls: c.nulls?.subarray(start, end),
-    })),
-  };
-}
-
-const NONE = Symbol("none");
-const NULL_CURSOR = Symbol("null");
-
-function cursorKey(vector: ColumnVector, row: number): unknown {
-  return vector.nulls?.[row] === 1 ? NULL_CURSOR : vector.values[row];
 }

@@ -115,7 +115,7 @@ export class FilesTarget implements TargetConnection {
       if (value === null || value === undefined) return best;
       return maxCursor(best, cursorFromDuckDB(kind, reader.columnTypes()[0] as DuckDBType, value) ?? null);
     } catch (error) {
-      throw wrapDuckDBError(error, "SL305", `reading the maximum of ${label}.${column} failed`, label);
+      throw wrapDuckDBError(error, "target", `reading the maximum of ${label}.${column} failed`, label);
     }
   }
 
@@ -193,7 +193,7 @@ export class FilesTarget implements TargetConnection {
       await collectGarbage(this.store, ref, await readManifest(this.store, ref, label));
     } catch (error) {
       await lease.release();
-      throw wrapDuckDBError(error, "SL305", `cleaning up ${label} failed`, label);
+      throw wrapDuckDBError(error, "target", `cleaning up ${label} failed`, label);
     }
     return lease;
   }

@@ -27,8 +27,8 @@ describe("errorKind and toSqlloadError", () => {
     ["53300 too_many_connections", pgError("53300"), "target", "SL308", true],
     ["57P01 admin_shutdown", pgError("57P01"), "source", "SL304", true],
     ["57P03 cannot_connect_now", pgError("57P03"), "target", "SL308", true],
-    ["28P01 invalid_password", pgError("28P01"), "target", "SL305", false],
-    ["3D000 no such database", pgError("3D000"), "source", "SL304", false],
+    ["28P01 invalid_password", pgError("28P01"), "target", "SL309", false],
+    ["3D000 no such database", pgError("3D000"), "source", "SL309", false],
     ["55P03 lock_not_available", pgError("55P03"), "target", "SL306", true],
     ["40P01 deadlock", pgError("40P01"), "target", "SL305", true],
     ["40001 serialization_failure", pgError("40001"), "source", "SL304", true],
@@ -70,8 +70,17 @@ describe("errorKind and toSqlloadError", () => {
     expect(toSqlloadError(original, { role: "target", action: "x" })).toBe(original);
   });
 
-  it("classifies unknown SQLSTATEs as other", () => {
-    expect(errorKind(pgError("P0001"))).toBe("other");
-    expect(errorKind(null)).toBe("other");
+  it("classifies unknown SQLSTATEs as unknown", () => {
+    expect(errorKind(pgError("P0001"))).toBe("unknown");
+    expect(errorKind(null)).toBe("unknown");
+  });
+
+  it("gives a refused login its own code and this connector's hint", () => {
+    const mapped = toSqlloadError(pgError("28P01", 'password authentication failed for user "u"'), {
+      role: "target",
+      action: "connecting",
+    });
+    expect(mapped.code).toBe("SL309");
+    expect(mapped.hint).toMatch(/`PG\*` variables/);
   });
 });

@@ -40,7 +40,7 @@ export default defineConnector({
   targetCapabilities: PostgresTarget.capabilities,
 });
 
-export { errorKind, type PgErrorKind, toSqlloadError } from "./errors.js";
+export { errorKind, toSqlloadError } from "./errors.js";
 export { connectionConfig, type PostgresOptions, redactSecrets, redactUrl } from "./postgres-connection.js";
 export { PostgresSource } from "./postgres-source.js";
 export { PostgresTarget } from "./postgres-target.js";

@@ -8,6 +8,7 @@ import {
   formatTargetTable,
   type RecordBatch,
   type RunLogRow,
+  rangePredicate,
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
@@ -19,7 +20,6 @@ import { type ErrorContext, toSqlloadError } from "./errors.js";
 import { defaultCollationIsCodePoint, findTable, type Queryable, tableColumns } from "./postgres-catalog.js";
 import {
   cursorCast,
-  cursorExpression,
   cursorKindOfColumn,
   cursorParameter,
   derivedName,
@@ -27,7 +27,7 @@ import {
   pgTypeFor,
   qualifiedName,
   quoteIdent,
-  rangeCondition,
+  rangeDialect,
   sortsByCodePoint,
 } from "./postgres-dialect.js";
 import { insertRunLogSql, runLogTableSql } from "./postgres-run-log.js";
@@ -228,11 +228,12 @@ export class PostgresCommitUnit implements CommitUnit {
       // A column that already sorts by code point compares as it is, so its own index serves the delete.
       const native = kind === "text" && sortsByCodePoint(column, await defaultCollationIsCodePoint(this.client));
       const params: string[] = [];
-      const where = rangeCondition(cursorExpression(column, kind, native), range, options.includeNulls ?? false, (v) => {
+      const parameters = rangeDialect(column, native, (v) => {
         params.push(cursorParameter(v));
         return `$${params.length}::${cursorCast(column, kind)}`;
       });
-      await this.client.query(`DELETE FROM ${qualifiedName(this.ref)}${where ? ` WHERE ${where}` : ""}`, params);
+      const where = rangePredicate(parameters, { column: column.name, kind, range, includeNulls: options.includeNulls ?? false });
+      await this.client.query(`DELETE FROM ${qualifiedName(this.ref)} WHERE ${where}`, params);
     } catch (error) {
       throw toSqlloadError(error, this.context(`deleting a range of ${this.display}`));
     }

@@ -1,3 +1,4 @@
+import { rangePredicate } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
 import {
   type CatalogColumn,
@@ -9,7 +10,7 @@ import {
   pgTypeFor,
   quoteIdent,
   quoteLiteral,
-  rangeCondition,
+  rangeDialect,
 } from "./postgres-dialect.js";
 
 const catalog = (over: Partial<CatalogColumn>): CatalogColumn => ({
@@ -104,17 +105,24 @@ describe("types", () => {
   });
 });
 
-describe("rangeCondition", () => {
-  const v = (n: number) => ({ kind: "integer" as const, value: BigInt(n) });
-  const lit = (x: { value: unknown }) => String(x.value);
-  it.each([
-    ["everything", {}, false, '"c" IS NOT NULL'],
-    ["everything with NULLs", {}, true, undefined],
-    ["from", { from: v(1) }, false, '"c" >= 1'],
-    ["after", { from: v(1), fromInclusive: false }, false, '"c" > 1'],
-    ["from to", { from: v(1), to: v(5) }, false, '"c" >= 1 AND "c" < 5'],
-    ["to with NULLs", { to: v(5) }, true, '("c" IS NULL OR ("c" < 5))'],
-  ])("%s", (_, range, includeNulls, expected) => {
-    expect(rangeCondition('"c"', range, includeNulls, lit)).toBe(expected);
+describe("rangeDialect", () => {
+  const literal = (x: { value: unknown }) => `'${String(x.value)}'`;
+  const predicate = (over: Partial<CatalogColumn>, native: boolean) =>
+    rangePredicate(rangeDialect(mapColumn(catalog(over)), native, literal), {
+      column: "c",
+      kind: "text",
+      range: { from: { kind: "text", value: "a" } },
+      includeNulls: false,
+    });
+
+  it('compares text under COLLATE "C", casting a non-text column first', () => {
+    expect(predicate({ collation: "en-US-x-icu" }, false)).toBe(`("c" COLLATE "C") >= 'a'`);
+    expect(predicate({ declared: "citext", typeName: "citext", collation: "default" }, false)).toMatch(
+      /^\("c"(::text)? COLLATE "C"\) >= 'a'$/,
+    );
+  });
+
+  it("compares a column that already sorts by code point as it is, so its index serves", () => {
+    expect(predicate({ collation: "C" }, true)).toBe(`"c" >= 'a'`);
   });
 });

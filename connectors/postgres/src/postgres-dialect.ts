@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import {
   type Column,
   type CursorKind,
-  type CursorRange,
   type CursorValue,
   cursorKindOf,
   type LogicalType,
+  type RangeDialect,
   SqlloadError,
 } from "@sqlload/core";
 
@@ -329,9 +329,25 @@ export function sortsByCodePoint(column: PgColumn, defaultIsCodePoint: boolean):
  * (code point order) unless the column already does.
  */
 export function cursorExpression(column: PgColumn, kind: CursorKind, codePointNative: boolean): string {
-  const name = quoteIdent(column.name);
-  if (kind !== "text" || codePointNative) return name;
-  return column.textLike ? `(${name} COLLATE "C")` : `(${name}::text COLLATE "C")`;
+  return orderExpression(quoteIdent(column.name), column, kind, codePointNative);
+}
+
+function orderExpression(quoted: string, column: PgColumn, kind: CursorKind, codePointNative: boolean): string {
+  if (kind !== "text" || codePointNative) return quoted;
+  return column.textLike ? `(${quoted} COLLATE "C")` : `(${quoted}::text COLLATE "C")`;
+}
+
+/**
+ * Postgres' hooks for core's range predicate on a cursor column: the comparison of
+ * `cursorExpression`, and bounds rendered by `value` (a literal for COPY, which takes no
+ * parameters; a parameter elsewhere).
+ */
+export function rangeDialect(column: PgColumn, codePointNative: boolean, value: (bound: CursorValue) => string): RangeDialect {
+  return {
+    quoteIdentifier: quoteIdent,
+    orderExpression: (quoted, kind) => orderExpression(quoted, column, kind, codePointNative),
+    value,
+  };
 }
 
 /** The cursor kind of a column, or undefined when it cannot be one. */
@@ -421,25 +437,6 @@ export function cursorLiteral(value: CursorValue, column: PgColumn, kind: Cursor
     throw new SqlloadError("SL900", `a ${value.kind} cursor value was given for the ${kind} cursor "${column.name}"`);
   }
   return `${quoteLiteral(cursorParameter(value))}::${cursorCast(column, kind)}`;
-}
-
-/**
- * The `WHERE` condition of a cursor range: `from` inclusive unless `fromInclusive` is false,
- * `to` exclusive, NULLs only when asked. `value` renders a bound (a literal or a parameter).
- * Undefined when everything qualifies.
- */
-export function rangeCondition(
-  expression: string,
-  range: CursorRange,
-  includeNulls: boolean,
-  value: (bound: CursorValue) => string,
-): string | undefined {
-  const parts: string[] = [];
-  if (range.from) parts.push(`${expression} ${range.fromInclusive === false ? ">" : ">="} ${value(range.from)}`);
-  if (range.to) parts.push(`${expression} < ${value(range.to)}`);
-  const inRange = parts.join(" AND ");
-  if (includeNulls) return inRange ? `(${expression} IS NULL OR (${inRange}))` : undefined;
-  return inRange || `${expression} IS NOT NULL`;
 }
 
 /**

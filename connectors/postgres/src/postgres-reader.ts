@@ -1,9 +1,9 @@
 import {
+  CommitPoints,
   type CursorValue,
-  cursorAt,
-  cursorEquals,
   type ReadRequest,
   type RecordBatch,
+  rangePredicate,
   type SourceItem,
   type SourceTableReader,
   SqlloadError,
@@ -19,23 +19,11 @@ import {
   cursorParameter,
   cursorValueSql,
   parseCursorText,
-  rangeCondition,
+  rangeDialect,
   readWire,
   selectExpression,
 } from "./postgres-dialect.js";
 import type { ResolvedTable } from "./postgres-source.js";
-
-/** Rows `start` to `end` of a batch, sharing its storage where it can. */
-function sliceBatch(batch: RecordBatch, start: number, end: number): RecordBatch {
-  return {
-    schema: batch.schema,
-    length: end - start,
-    columns: batch.columns.map((c) => ({
-      values: Array.isArray(c.values) ? c.values.slice(start, end) : (c.values as Int32Array).subarray(start, end),
-      nulls: c.nulls?.subarray(start, end),
-    })),
-  };
-}
 
 /**
  * One source table held open for its load: a client inside a `REPEATABLE READ READ ONLY`
@@ -101,12 +89,11 @@ export class PostgresTableReader implements SourceTableReader {
       }
       return [copy(select)];
     }
-    const literal = (v: CursorValue) => cursorLiteral(v, cursor.column, cursor.kind);
-    if (!request.ordered) {
-      const where = rangeCondition(cursor.expression, request.range, request.includeNulls, literal);
-      return [copy(where ? `${select} WHERE ${where}` : select)];
-    }
-    const values = `${select} WHERE ${rangeCondition(cursor.expression, request.range, false, literal)} ORDER BY ${cursor.expression}`;
+    const literals = rangeDialect(cursor.column, cursor.native, (v) => cursorLiteral(v, cursor.column, cursor.kind));
+    const where = (includeNulls: boolean) =>
+      rangePredicate(literals, { column: cursor.column.name, kind: cursor.kind, range: request.range, includeNulls });
+    if (!request.ordered) return [copy(`${select} WHERE ${where(request.includeNulls)}`)];
+    const values = `${select} WHERE ${where(false)} ORDER BY ${cursor.expression}`;
     const nulls = request.includeNulls && cursor.column.nullable ? [copy(`${select} WHERE ${cursor.expression} IS NULL`)] : [];
     return [...nulls, copy(values)];
   }
@@ -124,44 +111,10 @@ export class PostgresTableReader implements SourceTableReader {
     let stream: ReturnType<typeof copyTo> | undefined;
     const onAbort = () => stream?.destroy(new SqlloadError("SL307", `reading ${this.table.display} was interrupted`));
     request.signal.addEventListener("abort", onAbort, { once: true });
-    const commitPoints = request.ordered && cursor !== undefined;
-    let last: CursorValue | null | undefined;
-    let bytesSinceLast = 0;
+    const points = request.ordered && cursor ? new CommitPoints(cursor.index) : undefined;
     let completed = false;
-    // A commit point goes where two neighbouring rows have distinct cursor values: between
-    // batches when the boundary is one, else at the first change inside the batch (splitting it),
-    // so rows of one value never straddle a commit and every batch with a change offers a point.
-    const emit = function* (batch: RecordBatch, bytes: number): Generator<SourceItem> {
-      if (!commitPoints || batch.length === 0) {
-        yield { kind: "batch", batch };
-        return;
-      }
-      const at = (r: number) => cursorAt(batch, cursor.index, r);
-      let split = -1;
-      if (last !== undefined && !cursorEquals(last, at(0))) split = 0;
-      else {
-        let previous = at(0);
-        for (let r = 1; r < batch.length; r++) {
-          const v = at(r);
-          if (!cursorEquals(previous, v)) {
-            split = r;
-            break;
-          }
-          previous = v;
-        }
-      }
-      last = at(batch.length - 1);
-      if (split < 0) {
-        bytesSinceLast += bytes;
-        yield { kind: "batch", batch };
-        return;
-      }
-      const headBytes = Math.round((bytes * split) / batch.length);
-      if (split > 0) yield { kind: "batch", batch: sliceBatch(batch, 0, split) };
-      yield { kind: "commit-point", bytesSinceLast: bytesSinceLast + headBytes };
-      bytesSinceLast = bytes - headBytes;
-      yield { kind: "batch", batch: split > 0 ? sliceBatch(batch, split, batch.length) : batch };
-    };
+    const emit = (batch: RecordBatch, bytes: number): Iterable<SourceItem> =>
+      points ? points.batch(batch, bytes) : [{ kind: "batch", batch }];
     try {
       for (const sql of this.copyStatements(request)) {
         const decoder = new CopyBinaryDecoder(schema, wires);

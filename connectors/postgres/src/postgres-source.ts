@@ -39,6 +39,8 @@ export interface ResolvedCursor {
   readonly kind: CursorKind;
   /** `"col"`, or `("col" COLLATE "C")` for text that does not already sort by code point. */
   readonly expression: string;
+  /** Text that already sorts by code point, compared without `COLLATE "C"`. */
+  readonly native: boolean;
   /** A valid btree index leads with the cursor in the order reads compare it. */
   readonly indexed: boolean;
   /** Index into `columns`. */
@@ -103,7 +105,7 @@ export async function resolveTable(db: Queryable, request: SourceTableRequest, s
         btrees.map((i) => i.name),
       ),
     );
-  return { sql: qualifiedName(ref), display, columns, cursor: { column, kind, expression, indexed, index }, notes };
+  return { sql: qualifiedName(ref), display, columns, cursor: { column, kind, expression, native, indexed, index }, notes };
 }
 
 function indexNote(ref: SourceTableRequest["table"], column: PgColumn, kind: CursorKind, unusable: readonly string[]): string {

@@ -428,6 +428,16 @@ describe("failures", () => {
     await dead.close();
   });
 
+  it("reports a login the server refuses (a database that is not there) as SL309, never retried", async () => {
+    const missing = new URL(url);
+    missing.pathname = "/no_such_database";
+    const refused = await openTarget(missing.toString());
+    const error = await refused.describeTable({ schema: "raw", name: "x" }).catch((e) => e);
+    expect(isSqlloadError(error) && [error.code, error.retryable]).toEqual(["SL309", false]);
+    expect(error.message).toMatch(/no_such_database.*\[3D000\]/);
+    await refused.close();
+  });
+
   it("begins a log-only unit on a missing table, which refuses rows (SL305)", async () => {
     const unit = await target.begin({ schema: "raw", name: "nope" }, { strategy: "append", columns: EVENTS });
     try {

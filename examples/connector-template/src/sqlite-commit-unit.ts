@@ -9,10 +9,9 @@ import {
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
-import type Database from "better-sqlite3";
 import { wrapSqliteError } from "./errors.js";
-import { createTableSql, quoteIdent, rangeCondition, rowsOf } from "./sqlite-dialect.js";
-import type { SchemaFile } from "./sqlite-files.js";
+import { createTableSql, quoteIdent, rowsOf, sqliteRange } from "./sqlite-dialect.js";
+import type { SchemaFile, SqliteDatabase, Writer } from "./sqlite-files.js";
 import { ensureRunLogTable, insertRunLog, tableExists } from "./sqlite-run-log.js";
 
 /** Where `replace` builds the new table; `commit` renames it over the old one. */
@@ -26,27 +25,26 @@ export function keyIndexName(name: string): string {
 }
 
 /**
- * Opens a unit: waits for the schema file's writer, then one `BEGIN IMMEDIATE` transaction that
- * everything in the unit runs in, so `commit` lands rows, deletes, the swap and run-log records
- * together and `abort` rolls all of them back. SQLite DDL is transactional too: a `replace`
- * builds its table and renames it inside the same transaction, so readers see the old table
- * until the commit and never a half-built one.
+ * Opens a unit: waits for the schema file's writer (a private copy of the file), then one
+ * transaction that everything in the unit runs in, so `commit` lands rows, deletes, the swap and
+ * run-log records together, and publishes the copy; `abort` drops all of them. SQLite DDL is
+ * transactional too: a `replace` builds its table and renames it inside the same transaction.
  */
 export async function beginCommitUnit(file: SchemaFile, ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
   const label = formatTargetTable(ref);
-  const { db, release } = await file.acquire();
+  const writer = await file.acquire();
+  const { db } = writer;
   try {
     db.exec("BEGIN IMMEDIATE");
     ensureRunLogTable(db);
-    const unit = new SqliteCommitUnit(db, release, ref, options, label);
+    const unit = new SqliteCommitUnit(writer, ref, options, label);
     if (options.strategy === "replace") {
       db.exec(`DROP TABLE IF EXISTS ${quoteIdent(buildTableName(ref.name))}`);
       if (options.columns.length > 0) unit.createBuildTable(options.columns);
     }
     return unit;
   } catch (error) {
-    if (db.inTransaction) db.exec("ROLLBACK");
-    release();
+    writer.release();
     throw wrapSqliteError(error, `cannot start a commit on ${label}`, label);
   }
 }
@@ -57,13 +55,15 @@ class SqliteCommitUnit implements CommitUnit {
   /** Whether the `replace` build table exists yet (it waits for the first batch when no columns were known). */
   private built = false;
 
+  private readonly db: SqliteDatabase;
+
   constructor(
-    private readonly db: Database.Database,
-    private readonly release: () => void,
+    private readonly writer: Writer,
     private readonly ref: TargetTableRef,
     private readonly options: CommitUnitOptions,
     private readonly label: string,
   ) {
+    this.db = writer.db;
     this.writeName = options.strategy === "replace" ? buildTableName(ref.name) : ref.name;
   }
 
@@ -78,8 +78,13 @@ class SqliteCommitUnit implements CommitUnit {
     if (!cursor) throw new SqlloadError("SL900", `deleteRange on ${this.label}, which has no cursor column`);
     // An empty window of a table that does not exist yet: nothing to delete.
     if (!tableExists(this.db, this.writeName)) return;
-    const condition = rangeCondition(cursor.column, range, options?.includeNulls ?? false);
-    this.run(() => this.db.prepare(`DELETE FROM ${quoteIdent(this.writeName)} WHERE ${condition.sql}`).run(...condition.params));
+    const condition = sqliteRange({
+      column: cursor.column,
+      kind: cursor.kind,
+      range,
+      includeNulls: options?.includeNulls ?? false,
+    });
+    this.run(() => this.db.run(`DELETE FROM ${quoteIdent(this.writeName)} WHERE ${condition.sql}`, condition.params));
   }
 
   async write(batch: RecordBatch): Promise<void> {
@@ -89,9 +94,11 @@ class SqliteCommitUnit implements CommitUnit {
       if (this.options.strategy === "replace" && !this.built) this.createBuildTable(batch.schema);
       const table = quoteIdent(this.writeName);
       const names = batch.schema.map((c) => quoteIdent(c.name));
-      const insert = this.db.prepare(`INSERT INTO ${table} (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`);
+      const insert = `INSERT INTO ${table} (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
       if (this.options.strategy !== "merge") {
-        for (const params of rowsOf(batch)) insert.run(...params);
+        prepared(this.db, [insert], ([put]) => {
+          for (const params of rowsOf(batch)) put.run(params);
+        });
         return;
       }
       // Upsert: the row a key names is replaced whole. `IS` matches NULL key parts too.
@@ -102,11 +109,13 @@ class SqliteCommitUnit implements CommitUnit {
         if (i < 0) throw new SqlloadError("SL208", `merge into ${this.label}: the rows have no key column "${k}"`);
         return i;
       });
-      const remove = this.db.prepare(`DELETE FROM ${table} WHERE ${keys.map((k) => `${quoteIdent(k)} IS ?`).join(" AND ")}`);
-      for (const params of rowsOf(batch)) {
-        remove.run(...positions.map((i) => params[i] ?? null));
-        insert.run(...params);
-      }
+      const remove = `DELETE FROM ${table} WHERE ${keys.map((k) => `${quoteIdent(k)} IS ?`).join(" AND ")}`;
+      prepared(this.db, [remove, insert], ([drop, put]) => {
+        for (const params of rowsOf(batch)) {
+          drop.run(positions.map((i) => params[i] ?? null));
+          put.run(params);
+        }
+      });
     });
   }
 
@@ -128,8 +137,8 @@ class SqliteCommitUnit implements CommitUnit {
           this.db.exec(`CREATE INDEX ${quoteIdent(keyIndexName(this.ref.name))} ON ${live} (${keys.map(quoteIdent).join(", ")})`);
       }
       this.db.exec("COMMIT");
+      this.writer.publish();
     } catch (error) {
-      if (this.db.inTransaction) this.db.exec("ROLLBACK");
       throw wrapSqliteError(error, `committing ${this.label} failed`, this.label);
     } finally {
       this.end();
@@ -138,16 +147,13 @@ class SqliteCommitUnit implements CommitUnit {
 
   async abort(): Promise<void> {
     if (!this.open) return;
-    try {
-      if (this.db.inTransaction) this.db.exec("ROLLBACK");
-    } finally {
-      this.end();
-    }
+    // The copy is dropped with everything the unit did to it.
+    this.end();
   }
 
   private end(): void {
     this.open = false;
-    this.release();
+    this.writer.release();
   }
 
   private check(): void {
@@ -160,5 +166,22 @@ class SqliteCommitUnit implements CommitUnit {
     } catch (error) {
       throw wrapSqliteError(error, `writing ${this.label} failed`, this.label);
     }
+  }
+}
+
+type Statement = ReturnType<SqliteDatabase["prepare"]>;
+
+/** Runs `work` with the statements prepared, and frees them after: the WASM heap does not collect them. */
+function prepared<const S extends readonly string[]>(
+  db: SqliteDatabase,
+  sql: S,
+  work: (statements: { readonly [K in keyof S]: Statement }) => void,
+): void {
+  const statements: Statement[] = [];
+  try {
+    for (const text of sql) statements.push(db.prepare(text));
+    work(statements as unknown as { readonly [K in keyof S]: Statement });
+  } finally {
+    for (const statement of statements) statement.finalize();
   }
 }

@@ -2,12 +2,14 @@ import {
   type Column,
   type ColumnVector,
   type CursorKind,
-  type CursorRange,
   type CursorValue,
   formatLogicalType,
   type LogicalType,
   parseLogicalType,
+  type RangeDialect,
+  type RangePredicateOptions,
   type RecordBatch,
+  rangePredicate,
 } from "@sqlload/core";
 
 /** Quotes an identifier, always: names from sources may hold quotes, dots, spaces or reserved words. */
@@ -54,9 +56,9 @@ export function fits(existing: LogicalType, incoming: LogicalType): boolean {
   return micros.includes(existing.kind) && micros.includes(incoming.kind);
 }
 
-export type SqliteValue = number | bigint | string | Buffer | null;
+export type SqliteValue = number | bigint | string | Uint8Array | null;
 
-/** A converter from a batch column's storage (see `RecordBatch`) to what better-sqlite3 binds. */
+/** A converter from a batch column's storage (see `RecordBatch`) to what the driver binds. */
 export function toSqlite(type: LogicalType): (vector: ColumnVector, row: number) => SqliteValue {
   const encode = encoder(type);
   return (vector, row) => (vector.nulls?.[row] === 1 ? null : encode(vector.values[row]));
@@ -64,12 +66,10 @@ export function toSqlite(type: LogicalType): (vector: ColumnVector, row: number)
 
 function encoder(type: LogicalType): (value: unknown) => SqliteValue {
   switch (type.kind) {
-    case "bytes":
-      return (v) => Buffer.from((v as Uint8Array).buffer, (v as Uint8Array).byteOffset, (v as Uint8Array).byteLength);
     case "list":
       return (v) => JSON.stringify(jsonList(v as unknown[]));
     default:
-      // booleans (0/1), numbers, bigints and strings bind as they are stored.
+      // bytes, booleans (0/1), numbers, bigints and strings bind as they are stored.
       return (v) => v as SqliteValue;
   }
 }
@@ -84,48 +84,40 @@ function jsonList(values: readonly unknown[]): unknown[] {
   });
 }
 
-/** The value a cursor compares against in SQL, in the column's storage. */
-export function cursorParameter(value: CursorValue): number | bigint | string {
-  return value.value;
-}
-
-/** A cursor value from what `max()` returned; undefined when the value is not of that kind. */
+/**
+ * A cursor value from what `max()` returned; undefined when the value is not of that kind. The
+ * driver gives integers as numbers while they are safe, as bigints beyond.
+ */
 export function cursorFromSqlite(kind: CursorKind, value: unknown): CursorValue | undefined {
+  const integer = typeof value === "bigint" || (typeof value === "number" && Number.isInteger(value));
   switch (kind) {
     case "integer":
-      return typeof value === "bigint" ? { kind, value } : undefined;
+      return integer ? { kind, value: BigInt(value as number | bigint) } : undefined;
     case "date":
-      return typeof value === "bigint" ? { kind, value: Number(value) } : undefined;
+      return integer ? { kind, value: Number(value) } : undefined;
     case "timestamp":
-      return typeof value === "bigint" ? { kind, value } : undefined;
+      return integer ? { kind, value: BigInt(value as number | bigint) } : undefined;
     case "text":
       return typeof value === "string" ? { kind, value } : undefined;
   }
 }
 
 /**
- * A half-open cursor range as SQL with `?` parameters. The column's default collation, BINARY,
- * compares UTF-8 bytes, which is Unicode code point order: no COLLATE is needed for text.
+ * Core's cursor range with `?` parameters, in the order they appear. The column's default
+ * collation, BINARY, compares UTF-8 bytes, which is Unicode code point order: text needs no
+ * COLLATE, and every kind is stored as what it compares as (integers, days, microseconds, text).
  */
-export function rangeCondition(
-  column: string,
-  range: CursorRange,
-  includeNulls: boolean,
-): { sql: string; params: (number | bigint | string)[] } {
-  const parts: string[] = [];
+export function sqliteRange(options: RangePredicateOptions): { sql: string; params: (number | bigint | string)[] } {
   const params: (number | bigint | string)[] = [];
-  const quoted = quoteIdent(column);
-  if (range.from) {
-    parts.push(`${quoted} ${range.fromInclusive === false ? ">" : ">="} ?`);
-    params.push(cursorParameter(range.from));
-  }
-  if (range.to) {
-    parts.push(`${quoted} < ?`);
-    params.push(cursorParameter(range.to));
-  }
-  const inRange = parts.join(" AND ");
-  if (includeNulls) return { sql: inRange ? `((${inRange}) OR ${quoted} IS NULL)` : "1", params };
-  return { sql: inRange || `${quoted} IS NOT NULL`, params };
+  const dialect: RangeDialect = {
+    quoteIdentifier: quoteIdent,
+    orderExpression: (column) => column,
+    value(value) {
+      params.push(value.value);
+      return "?";
+    },
+  };
+  return { sql: rangePredicate(dialect, options), params };
 }
 
 /** `CREATE TABLE` for columns; every column nullable, whatever the source says (rows decide). */

@@ -1,6 +1,22 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
-import Database from "better-sqlite3";
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { processAlive, SqlloadError } from "@sqlload/core";
+import sqlite from "node-sqlite3-wasm";
+
+export type SqliteDatabase = InstanceType<typeof sqlite.Database>;
 
 /**
  * SQLite has no schemas, so each schema of the target is a database file in the target's
@@ -15,62 +31,120 @@ export function schemaFile(folder: string, schema: string): string {
   return join(folder, `${safe}.sqlite`);
 }
 
+/** The file's connection while a writer holds it, and how the writer ends. */
+export interface Writer {
+  readonly db: SqliteDatabase;
+  /** Makes the writer's work the file's content, in one rename. */
+  publish(): void;
+  /** Lets the next writer in; without `publish`, the work is dropped. */
+  release(): void;
+}
+
 /**
- * The connections of one schema file. SQLite lets one connection write at a time, and
- * better-sqlite3 waits for a lock synchronously (blocking the event loop), so this process
- * never lets two of its own units contend: `withWriter` queues them, and each holds the writer
- * from `begin` to `commit`/`abort`. Readers use their own connection and, in WAL mode, see the
- * last commit while a unit writes.
+ * One schema file. The driver is SQLite compiled to WebAssembly (nothing to build on install);
+ * it has no WAL, and its file lock is one lock for the whole file, so readers cannot read while
+ * a writer's transaction is open. A writer therefore works on a copy of the file and `publish`
+ * renames the copy over it: readers see the last published file, never a writer's work early,
+ * and a process killed mid-unit leaves the file as it was. Writers take turns: in this process
+ * through a queue, across processes through `<file>.writer`, which names the holder's pid.
  */
 export class SchemaFile {
-  private reader: Database.Database | undefined;
-  private writer: Database.Database | undefined;
   private queue: Promise<void> = Promise.resolve();
 
   constructor(readonly path: string) {}
 
-  exists(): boolean {
-    return existsSync(this.path);
+  /** Runs `work` on the last published file; undefined while there is none. */
+  async read<T>(work: (db: SqliteDatabase) => T): Promise<T | undefined> {
+    if (!existsSync(this.path)) return undefined;
+    const db = new sqlite.Database(this.path, { readOnly: true, fileMustExist: true });
+    try {
+      db.exec("PRAGMA busy_timeout = 5000");
+      return work(db);
+    } finally {
+      db.close();
+    }
   }
 
-  /** A connection for reads; undefined while the file does not exist (nothing was ever written). */
-  read(): Database.Database | undefined {
-    if (!this.reader && this.exists()) this.reader = open(this.path, { readonly: true });
-    return this.reader;
-  }
-
-  /**
-   * Waits until no other unit of this process writes the file, then hands over the writer. The
-   * returned `release` lets the next one in.
-   */
-  async acquire(): Promise<{ db: Database.Database; release: () => void }> {
-    let release!: () => void;
+  /** Waits for the writer's turn and opens a copy of the file (empty when there is none yet). */
+  async acquire(): Promise<Writer> {
+    let next!: () => void;
     const previous = this.queue;
     this.queue = new Promise<void>((resolve) => {
-      release = resolve;
+      next = resolve;
     });
     await previous;
-    if (!this.writer) {
+    let unlock: (() => void) | undefined;
+    try {
       mkdirSync(join(this.path, ".."), { recursive: true });
-      this.writer = open(this.path, { readonly: false });
-      // Set once per file and kept: readers then never block the writer nor see its work early.
-      this.writer.pragma("journal_mode = WAL");
+      unlock = await lockFile(`${this.path}.writer`);
+      // Only the lock's holder makes copies: any left here are from a process killed mid-unit.
+      for (const name of readdirSync(dirname(this.path))) {
+        if (name.startsWith(`${basename(this.path)}.`) && name.endsWith(".unit"))
+          rmSync(join(dirname(this.path), name), { force: true });
+      }
+      const copy = `${this.path}.${randomBytes(6).toString("hex")}.unit`;
+      if (existsSync(this.path)) copyFileSync(this.path, copy);
+      const db = new sqlite.Database(copy);
+      // The copy is private until published: its journal can live in memory.
+      db.exec("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF");
+      let open = true;
+      const close = () => {
+        if (open) db.close();
+        open = false;
+      };
+      const release = () => {
+        close();
+        rmSync(copy, { force: true });
+        unlock?.();
+        next();
+      };
+      const publish = () => {
+        close();
+        const fd = openSync(copy, "r+");
+        fsyncSync(fd);
+        closeSync(fd);
+        renameSync(copy, this.path);
+      };
+      return { db, publish, release };
+    } catch (error) {
+      unlock?.();
+      next();
+      throw error;
     }
-    return { db: this.writer, release };
-  }
-
-  close(): void {
-    this.reader?.close();
-    this.writer?.close();
-    this.reader = this.writer = undefined;
   }
 }
 
-function open(path: string, options: { readonly: boolean }): Database.Database {
-  const db = new Database(path, { readonly: options.readonly, fileMustExist: options.readonly });
-  // Every integer as a bigint: int64 values and microsecond timestamps are exact past 2^53.
-  db.defaultSafeIntegers(true);
-  // Another process's writer: wait a little rather than fail at once.
-  db.pragma("busy_timeout = 5000");
-  return db;
+/** Takes `path` as a lock file holding this process's pid; a holder whose process is gone is replaced. */
+async function lockFile(path: string): Promise<() => void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(path, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const text = readText(path);
+    const pid = Number(text);
+    // Empty: its holder has created it and not yet written its pid.
+    if (text !== "" && (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid))) {
+      rmSync(path, { force: true });
+      continue;
+    }
+    if (attempt >= 50) {
+      throw new SqlloadError("SL306", `${path} is held by process ${pid}, which is writing the file`, {
+        hint: "Wait for the other run to finish, then run again.",
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch {
+    return "";
+  }
 }

@@ -1,6 +1,6 @@
-import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
-import type Database from "better-sqlite3";
+import { RUN_LOG_TABLE, type RunLogColumns, type RunLogRow, runLogRowFromColumns } from "@sqlload/core";
 import { quoteIdent } from "./sqlite-dialect.js";
+import type { SqliteDatabase } from "./sqlite-files.js";
 
 const TABLE = quoteIdent(RUN_LOG_TABLE);
 
@@ -9,7 +9,7 @@ const TABLE = quoteIdent(RUN_LOG_TABLE);
  * the unit's own transaction so a record lands exactly when its data does. `seq` (the rowid)
  * keeps the order records were written in; `target_name` is the table the record belongs to.
  */
-export function ensureRunLogTable(db: Database.Database): void {
+export function ensureRunLogTable(db: SqliteDatabase): void {
   db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
     seq INTEGER PRIMARY KEY,
     run_id TEXT NOT NULL,
@@ -21,31 +21,25 @@ export function ensureRunLogTable(db: Database.Database): void {
   )`);
 }
 
-export function insertRunLog(db: Database.Database, targetName: string, row: RunLogRow): void {
-  db.prepare(`INSERT INTO ${TABLE} (run_id, table_name, target_name, "at", format_version, body) VALUES (?, ?, ?, ?, ?, ?)`).run(
+export function insertRunLog(db: SqliteDatabase, targetName: string, row: RunLogRow): void {
+  db.run(`INSERT INTO ${TABLE} (run_id, table_name, target_name, "at", format_version, body) VALUES (?, ?, ?, ?, ?, ?)`, [
     row.runId,
     row.table,
     targetName,
     row.at,
     row.formatVersion,
     row.body,
-  );
+  ]);
 }
 
-export function selectRunLog(db: Database.Database | undefined, targetName: string): RunLogRow[] {
-  if (!db || !tableExists(db, RUN_LOG_TABLE)) return [];
-  const rows = db
-    .prepare(`SELECT run_id, table_name, "at", format_version, body FROM ${TABLE} WHERE target_name = ? ORDER BY seq`)
-    .all(targetName) as { run_id: string; table_name: string; at: string; format_version: bigint; body: string }[];
-  return rows.map((r) => ({
-    runId: r.run_id,
-    table: r.table_name,
-    at: r.at,
-    formatVersion: Number(r.format_version),
-    body: r.body,
-  }));
+export function selectRunLog(db: SqliteDatabase, targetName: string): RunLogRow[] {
+  if (!tableExists(db, RUN_LOG_TABLE)) return [];
+  const rows = db.all(`SELECT run_id, table_name, "at", format_version, body FROM ${TABLE} WHERE target_name = ? ORDER BY seq`, [
+    targetName,
+  ]) as unknown as RunLogColumns[];
+  return rows.map(runLogRowFromColumns);
 }
 
-export function tableExists(db: Database.Database, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
+export function tableExists(db: SqliteDatabase, name: string): boolean {
+  return db.get("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [name]) !== null;
 }

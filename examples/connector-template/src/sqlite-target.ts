@@ -15,11 +15,10 @@ import {
   type TargetTableInfo,
   type TargetTableRef,
 } from "@sqlload/core";
-import type Database from "better-sqlite3";
 import { wrapSqliteError } from "./errors.js";
 import { beginCommitUnit, keyIndexName } from "./sqlite-commit-unit.js";
 import { createTableSql, cursorFromSqlite, declaredType, fits, logicalTypeOf, quoteIdent } from "./sqlite-dialect.js";
-import { SchemaFile, schemaFile } from "./sqlite-files.js";
+import { SchemaFile, type SqliteDatabase, schemaFile } from "./sqlite-files.js";
 import { selectRunLog, tableExists } from "./sqlite-run-log.js";
 
 /**
@@ -50,21 +49,21 @@ export class SqliteTarget implements TargetConnection {
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
-    return this.guard(ref, "reading the columns of", () => {
-      const db = this.file(ref.schema).read();
-      const columns = db && describe(db, ref.name);
+    return this.guard(ref, "reading the columns of", async () => {
+      const columns = await this.file(ref.schema).read((db) => describe(db, ref.name));
       return columns ? { columns } : null;
     });
   }
 
   async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
-    return this.guard(ref, "reading the maximum of", () => {
-      const db = this.file(ref.schema).read();
-      if (!db || !describe(db, ref.name)?.some((c) => c.name === column)) return null;
-      // max() compares with the column's collation, BINARY: UTF-8 bytes, so code point order.
-      const row = db.prepare(`SELECT max(${quoteIdent(column)}) AS m FROM ${quoteIdent(ref.name)}`).get() as { m: unknown };
-      if (row.m === null) return null;
-      const cursor = cursorFromSqlite(kind, row.m);
+    return this.guard(ref, "reading the maximum of", async () => {
+      const max = await this.file(ref.schema).read((db) => {
+        if (!describe(db, ref.name)?.some((c) => c.name === column)) return null;
+        // max() compares with the column's collation, BINARY: UTF-8 bytes, so code point order.
+        return (db.get(`SELECT max(${quoteIdent(column)}) AS m FROM ${quoteIdent(ref.name)}`) as { m: unknown }).m;
+      });
+      if (max === null || max === undefined) return null;
+      const cursor = cursorFromSqlite(kind, max);
       if (!cursor) {
         throw new SqlloadError(
           "SL302",
@@ -88,7 +87,8 @@ export class SqliteTarget implements TargetConnection {
     options: { readonly primaryKey?: readonly string[] | undefined },
   ): Promise<readonly Column[]> {
     const label = formatTargetTable(ref);
-    const { db, release } = await this.file(ref.schema).acquire();
+    const writer = await this.file(ref.schema).acquire();
+    const { db } = writer;
     try {
       const existing = describe(db, ref.name);
       const table = quoteIdent(ref.name);
@@ -117,14 +117,18 @@ export class SqliteTarget implements TargetConnection {
           `CREATE INDEX IF NOT EXISTS ${quoteIdent(keyIndexName(ref.name))} ON ${table} (${keys.map(quoteIdent).join(", ")})`,
         );
       }
-      db.transaction(() => {
-        for (const sql of statements) db.exec(sql);
-      })();
-      return describe(db, ref.name) ?? [];
+      const described = () => describe(db, ref.name) ?? [];
+      if (statements.length === 0) return described();
+      db.exec("BEGIN IMMEDIATE");
+      for (const sql of statements) db.exec(sql);
+      db.exec("COMMIT");
+      const after = described();
+      writer.publish();
+      return after;
     } catch (error) {
       throw wrapSqliteError(error, `creating or evolving ${label} failed`, label);
     } finally {
-      release();
+      writer.release();
     }
   }
 
@@ -133,17 +137,20 @@ export class SqliteTarget implements TargetConnection {
   }
 
   async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
-    return this.guard(ref, "reading the run log of", () => selectRunLog(this.file(ref.schema).read(), ref.name));
+    return this.guard(
+      ref,
+      "reading the run log of",
+      async () => (await this.file(ref.schema).read((db) => selectRunLog(db, ref.name))) ?? [],
+    );
   }
 
   async close(): Promise<void> {
-    for (const file of this.files.values()) file.close();
     this.files.clear();
   }
 
-  private async guard<T>(ref: TargetTableRef, what: string, work: () => T): Promise<T> {
+  private async guard<T>(ref: TargetTableRef, what: string, work: () => Promise<T>): Promise<T> {
     try {
-      return work();
+      return await work();
     } catch (error) {
       const label = formatTargetTable(ref);
       throw wrapSqliteError(error, `${what} ${label} failed`, label);
@@ -152,8 +159,8 @@ export class SqliteTarget implements TargetConnection {
 }
 
 /** The table's columns in order, or null when it does not exist. */
-function describe(db: Database.Database, name: string): Column[] | null {
+function describe(db: SqliteDatabase, name: string): Column[] | null {
   if (!tableExists(db, name)) return null;
-  const rows = db.prepare("SELECT name, type FROM pragma_table_info(?)").all(name) as { name: string; type: string }[];
+  const rows = db.all("SELECT name, type FROM pragma_table_info(?)", [name]) as { name: string; type: string }[];
   return rows.map((r) => ({ name: r.name, type: logicalTypeOf(r.type), nullable: true }));
 }

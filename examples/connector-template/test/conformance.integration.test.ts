@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeTargetConformance } from "@sqlload/conformance";
-import Database from "better-sqlite3";
+import sqlite from "node-sqlite3-wasm";
 import connector from "../src/index.js";
 import { quoteIdent } from "../src/sqlite-dialect.js";
 import { schemaFile } from "../src/sqlite-files.js";
@@ -19,16 +19,15 @@ describeTargetConformance("sqlite", {
       // A connection of its own, as any other reader of the file: it sees only committed work.
       async readAll(ref) {
         const file = schemaFile(join(dir, "warehouse"), ref.schema);
-        let db: Database.Database;
+        let db: InstanceType<typeof sqlite.Database>;
         try {
-          db = new Database(file, { readonly: true, fileMustExist: true });
+          db = new sqlite.Database(file, { readOnly: true, fileMustExist: true });
         } catch {
           return null;
         }
         try {
-          db.defaultSafeIntegers(true);
-          const exists = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(ref.name);
-          return exists ? (db.prepare(`SELECT * FROM ${quoteIdent(ref.name)}`).all() as Record<string, unknown>[]) : null;
+          const exists = db.get("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [ref.name]);
+          return exists ? (db.all(`SELECT * FROM ${quoteIdent(ref.name)}`) as Record<string, unknown>[]) : null;
         } finally {
           db.close();
         }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
+import sqlite from "node-sqlite3-wasm";
 import { describe, expect, it } from "vitest";
 
 // The guide's last step: a project uses the template through `sqlload plugins link`.
@@ -59,9 +59,9 @@ export const orders = shop.table({ columns: { id: "bigint not null", note: "text
     expect(second.status, second.stderr).toBe(0);
     expect(sqlload("plan").stdout).toContain("(destination maximum)");
 
-    const db = new Database(join(project, "warehouse", "raw.sqlite"), { readonly: true });
+    const db = new sqlite.Database(join(project, "warehouse", "raw.sqlite"), { readOnly: true });
     try {
-      expect(db.prepare(`SELECT count(*) AS n, count(DISTINCT id) AS d FROM "shop__orders"`).get()).toEqual({ n: 150, d: 150 });
+      expect(db.get(`SELECT count(*) AS n, count(DISTINCT id) AS d FROM "shop__orders"`)).toEqual({ n: 150, d: 150 });
     } finally {
       db.close();
     }

@@ -39,18 +39,21 @@ export {
   type Schema,
   sameLogicalType,
 } from "./connector/logical-types.js";
+export { processAlive } from "./connector/process-alive.js";
 export {
   allocate,
   batchFromRows,
   batchToRows,
   type ColumnVector,
   cellValue,
+  columnCursorSpan,
   cursorAt,
   filterBatch,
   isNull,
   type RecordBatch,
   RecordBatchBuilder,
   selectColumns,
+  sliceBatch,
   storageOf,
   toStorageValue,
 } from "./connector/record-batch.js";
@@ -100,7 +103,7 @@ export {
   textCursor,
   timestampCursor,
 } from "./cursor/cursor-value.js";
-export { type ErrorCode, type ErrorCodeInfo, errorCodes } from "./errors/codes.js";
+export { type ErrorCategory, type ErrorCode, type ErrorCodeInfo, errorCategory, errorCodes } from "./errors/codes.js";
 export {
   asSqlloadError,
   type ErrorLocation,
@@ -113,6 +116,7 @@ export {
   toVendorSqlloadError,
   type VendorErrorContext,
   type VendorErrorKind,
+  type VendorErrorOptions,
   vendorError,
   vendorErrorKinds,
   vendorErrorMeanings,
@@ -124,10 +128,11 @@ export { type EndReason, type PlanFlags, type PlanInput, planTable, type TablePl
 export { type ReadStart, readStart, type StartReason } from "./plan/read-start.js";
 export { batchLine, cursorLine, planToJSON, renderPlanTree } from "./plan/render-plan.js";
 export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
+export { CommitPoints } from "./run/commit-points.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
 export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";
 export { type ConnectorLookup, ProjectSession, type ProjectTable } from "./run/project-session.js";
-export { keepInRange } from "./run/range-filter.js";
+export { inCursorRange, keepInRange, overlapsCursorRange, spanInCursorRange } from "./run/range-filter.js";
 export {
   failedResult,
   type LoadOptions,
@@ -151,3 +156,4 @@ export {
   type RunLogRecord,
   type RunLogRow,
 } from "./state/run-log.js";
+export { type RunLogColumns, runLogRowFromColumns } from "./state/run-log-columns.js";

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CursorValue, maxCursor } from "../cursor/cursor-value.js";
+import { type CursorValue, compareCursor, maxCursor } from "../cursor/cursor-value.js";
 import type { Column } from "./logical-types.js";
-import { batchFromRows, columnMaxCursor, cursorAt } from "./record-batch.js";
+import { batchFromRows, columnCursorSpan, columnMaxCursor, cursorAt, sliceBatch } from "./record-batch.js";
 
 const naiveMax = (batch: ReturnType<typeof batchFromRows>): CursorValue | null => {
   let best: CursorValue | null = null;
@@ -44,5 +44,54 @@ describe("columnMaxCursor", () => {
         },
       ),
     );
+  });
+});
+
+describe("columnCursorSpan", () => {
+  const naiveMin = (batch: ReturnType<typeof batchFromRows>): CursorValue | null => {
+    let best: CursorValue | null = null;
+    for (let i = 0; i < batch.length; i++) {
+      const v = cursorAt(batch, 0, i);
+      if (v && (!best || compareCursor(v, best) < 0)) best = v;
+    }
+    return best;
+  };
+  const column = (kind: "text" | "int64"): Column[] => [{ name: "k", type: { kind }, nullable: true }];
+
+  it("agrees with comparing cursor values one by one, and sees NULLs", () => {
+    const texts = fc.array(fc.option(fc.string({ unit: "binary", maxLength: 4 }), { nil: null }), { maxLength: 30 });
+    const integers = fc.array(fc.option(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { nil: null }), { maxLength: 30 });
+    for (const [kind, values] of [
+      ["text", texts],
+      ["int64", integers],
+    ] as const) {
+      fc.assert(
+        fc.property(values as fc.Arbitrary<unknown[]>, (keys) => {
+          const batch = batchFromRows(
+            column(kind),
+            keys.map((k) => ({ k })),
+          );
+          expect(columnCursorSpan(batch, 0)).toEqual({ min: naiveMin(batch), max: naiveMax(batch), nulls: keys.includes(null) });
+        }),
+      );
+    }
+  });
+});
+
+describe("sliceBatch", () => {
+  it("gives rows [start, end) of every column, NULLs included", () => {
+    const schema: Column[] = [
+      { name: "k", type: { kind: "int64" }, nullable: true },
+      { name: "s", type: { kind: "text" }, nullable: false },
+    ];
+    const batch = batchFromRows(schema, [
+      { k: 1n, s: "a" },
+      { k: null, s: "b" },
+      { k: 3n, s: "c" },
+    ]);
+    const slice = sliceBatch(batch, 1, 3);
+    expect(slice.length).toBe(2);
+    expect([cursorAt(slice, 0, 0), cursorAt(slice, 1, 1)]).toEqual([null, { kind: "text", value: "c" }]);
+    expect(sliceBatch(batch, 0, 3)).toBe(batch);
   });
 });

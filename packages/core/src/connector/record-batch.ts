@@ -305,6 +305,19 @@ export function filterBatch(batch: RecordBatch, keep: Uint8Array): RecordBatch {
   return { schema: batch.schema, length: count, columns };
 }
 
+/** Rows `[start, end)` of a batch, sharing its storage where it can (typed arrays are views). */
+export function sliceBatch(batch: RecordBatch, start: number, end: number): RecordBatch {
+  if (start === 0 && end === batch.length) return batch;
+  return {
+    schema: batch.schema,
+    length: end - start,
+    columns: batch.columns.map((c) => ({
+      values: Array.isArray(c.values) ? c.values.slice(start, end) : (c.values as Int32Array).subarray(start, end),
+      nulls: c.nulls?.subarray(start, end),
+    })),
+  };
+}
+
 /** Projects a batch onto columns by name, in the order given. */
 export function selectColumns(batch: RecordBatch, names: readonly string[]): RecordBatch {
   const indexes = names.map((name) => {
@@ -341,4 +354,36 @@ export function columnMaxCursor(batch: RecordBatch, column: number): CursorValue
       best = i;
   }
   return best < 0 ? null : cursorAt(batch, column, best);
+}
+
+/**
+ * The smallest and largest non-NULL cursor values of a column (text by code point), and whether
+ * it holds a NULL, in one scan of its storage: what a target needs to skip deletes that cannot
+ * touch a batch's rows.
+ */
+export function columnCursorSpan(
+  batch: RecordBatch,
+  column: number,
+): { readonly min: CursorValue | null; readonly max: CursorValue | null; readonly nulls: boolean } {
+  const vector = batch.columns[column] as ColumnVector;
+  const values = vector.values as ArrayLike<unknown>;
+  const text = (batch.schema[column] as Column).type.kind === "text";
+  const less = (a: unknown, b: unknown) =>
+    text ? compareCodePoints(a as string, b as string) < 0 : (a as number | bigint) < (b as number | bigint);
+  let lo = -1;
+  let hi = -1;
+  let nulls = false;
+  for (let i = 0; i < batch.length; i++) {
+    if (vector.nulls?.[i] === 1) {
+      nulls = true;
+      continue;
+    }
+    if (lo < 0) {
+      lo = hi = i;
+      continue;
+    }
+    if (less(values[i], values[lo])) lo = i;
+    else if (less(values[hi], values[i])) hi = i;
+  }
+  return lo < 0 ? { min: null, max: null, nulls } : { min: cursorAt(batch, column, lo), max: cursorAt(batch, column, hi), nulls };
 }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { SqlloadError } from "./sqlload-error.js";
-import { nodeSocketErrorKind, toVendorSqlloadError, vendorError, vendorErrorKinds } from "./vendor-error.js";
+import {
+  nodeSocketErrorKind,
+  toVendorSqlloadError,
+  type VendorErrorKind,
+  vendorError,
+  vendorErrorKinds,
+} from "./vendor-error.js";
 
 describe("vendorError", () => {
   const context = { action: "committing raw.app__orders", detail: "boom", table: "raw.app__orders" };
@@ -21,6 +27,7 @@ describe("vendorError", () => {
     ["duplicate_key", "target", "SL301", false],
     ["timeout", "source", "SL311", true],
     ["canceled", "target", "SL307", false],
+    ["unsupported", "target", "SL305", false],
     ["unknown", "target", "SL305", false],
   ] as const)("%s on a %s is %s, retryable %s", (kind, role, code, retryable) => {
     const error = vendorError(kind, new Error("x"), { ...context, role });
@@ -42,7 +49,7 @@ describe("vendorError", () => {
 });
 
 describe("toVendorSqlloadError", () => {
-  const classify = (e: unknown) => ((e as { code?: string }).code === "42P01" ? "missing_table" : "unknown") as const;
+  const classify = (e: unknown): VendorErrorKind => ((e as { code?: string }).code === "42P01" ? "missing_table" : "unknown");
 
   it("lets SqlloadErrors through unchanged", () => {
     const original = new SqlloadError("SL306", "locked");
@@ -58,6 +65,20 @@ describe("toVendorSqlloadError", () => {
     });
     expect(mapped.code).toBe("SL206");
     expect(mapped.message).toBe('reading t: relation "t" does not exist at postgres://u:***@h [42P01]');
+  });
+
+  it("adds the error's own detail text, and takes the connector's hint for the kind", () => {
+    const error = Object.assign(new Error("password authentication failed"), { code: "28P01", detail: "role u" });
+    const mapped = toVendorSqlloadError(error, () => "auth", {
+      role: "target",
+      action: "connecting",
+      hints: { auth: "Check `url`." },
+    });
+    expect([mapped.code, mapped.retryable, mapped.hint]).toEqual(["SL309", false, "Check `url`."]);
+    expect(mapped.message).toBe("connecting: password authentication failed [28P01] (role u)");
+    expect(toVendorSqlloadError(error, () => "unknown", { role: "target", action: "x", hints: { auth: "no" } }).hint).not.toBe(
+      "no",
+    );
   });
 
   it("takes Node socket failures as connection errors, also behind a cause or inside an AggregateError", () => {

@@ -32,6 +32,8 @@ export type VendorErrorKind =
   | "timeout"
   /** The statement was canceled (by sqlload on Ctrl-C, or an operator). */
   | "canceled"
+  /** The engine cannot do what sqlload needs: too old a version, a feature or setting it lacks. */
+  | "unsupported"
   | "unknown";
 
 export const vendorErrorKinds: readonly VendorErrorKind[] = [
@@ -47,6 +49,7 @@ export const vendorErrorKinds: readonly VendorErrorKind[] = [
   "duplicate_key",
   "timeout",
   "canceled",
+  "unsupported",
   "unknown",
 ];
 
@@ -89,6 +92,7 @@ export const vendorErrorMeanings: Readonly<Record<VendorErrorKind, KindMeaning>>
   duplicate_key: { code: "SL301", retryable: false },
   timeout: { code: "SL311", retryable: true },
   canceled: { code: "SL307", retryable: false },
+  unsupported: { code: failed, retryable: false, hint: "Upgrade the server, or enable the feature named in the cause." },
   unknown: { code: failed, retryable: false },
 };
 
@@ -131,21 +135,33 @@ export function nodeSocketErrorKind(error: unknown): "connection" | undefined {
   return undefined;
 }
 
+/** What `toVendorSqlloadError` needs beside the error: the context, less the detail it reads from the error. */
+export interface VendorErrorOptions extends Omit<VendorErrorContext, "detail"> {
+  /** Removes secrets (connection strings, tokens) from the vendor's words before they are shown. */
+  readonly scrub?: ((text: string) => string) | undefined;
+  /** This connector's hint for some kinds (which of its settings to check), over the kind's default. */
+  readonly hints?: Readonly<Partial<Record<VendorErrorKind, string>>> | undefined;
+}
+
 /**
  * Turns what a vendor call threw into a SqlloadError: SqlloadErrors pass through, anything else is
- * classified by the connector's `classify` and given the kind's meaning. `scrub` removes secrets
- * from the vendor's message (connection strings, tokens) before it is shown.
+ * classified by the connector's `classify` (after Node's own socket failures) and given the
+ * kind's meaning. The detail shown is the vendor's message, its code and, when the error carries
+ * one, its `detail` text (node-postgres does), scrubbed.
  */
 export function toVendorSqlloadError(
   error: unknown,
   classify: (error: unknown) => VendorErrorKind,
-  context: Omit<VendorErrorContext, "detail"> & { readonly scrub?: (text: string) => string },
+  options: VendorErrorOptions,
 ): SqlloadError {
   if (isSqlloadError(error)) return error;
   const kind = nodeSocketErrorKind(error) ?? classify(error);
-  const e = error as { message?: unknown; code?: unknown } | null;
+  const e = error as { message?: unknown; code?: unknown; detail?: unknown } | null;
   const raw = typeof e?.message === "string" && e.message ? e.message : String(error);
   const code = typeof e?.code === "string" || typeof e?.code === "number" ? ` [${e.code}]` : "";
-  const detail = `${raw}${raw.includes(String(e?.code)) ? "" : code}`;
-  return vendorError(kind, error, { ...context, detail: context.scrub ? context.scrub(detail) : detail });
+  const extra = typeof e?.detail === "string" && e.detail ? ` (${e.detail})` : "";
+  const text = `${raw}${raw.includes(String(e?.code)) ? "" : code}${extra}`;
+  const { scrub, hints, ...context } = options;
+  const hint = context.hint ?? hints?.[kind];
+  return vendorError(kind, error, { ...context, hint, detail: scrub ? scrub(text) : text });
 }

@@ -11,6 +11,20 @@ export function inCursorRange(value: CursorValue, range: CursorRange): boolean {
   return !range.to || compareCursor(value, range.to) < 0;
 }
 
+/** Whether some value of `[min, max]` (both inclusive: a file's or a batch's statistics) may lie in the range. */
+export function overlapsCursorRange(min: CursorValue, max: CursorValue, range: CursorRange): boolean {
+  if (range.from) {
+    const c = compareCursor(max, range.from);
+    if (range.fromInclusive === false ? c <= 0 : c < 0) return false;
+  }
+  return !range.to || compareCursor(min, range.to) < 0;
+}
+
+/** Whether every value of `[min, max]` (both inclusive) lies in the range. */
+export function spanInCursorRange(min: CursorValue, max: CursorValue, range: CursorRange): boolean {
+  return inCursorRange(min, range) && inCursorRange(max, range);
+}
+
 /**
  * Drops rows outside the read range (text compared by code point), and NULL cursors unless the
  * read includes them. Table functions may ignore the range they were given; this keeps them from

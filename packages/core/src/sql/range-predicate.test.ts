@@ -54,6 +54,12 @@ describe("rangePredicate", () => {
     expect(dialect.params).toEqual({ from: "B1", to: "a9" });
   });
 
+  it("compares the expression the query reads in place of the bare column", () => {
+    const range = { from: integerCursor(3n) };
+    const sql = rangePredicate(literal, { ...base, range, includeNulls: true, expression: 'CAST("id" AS BIGINT)' });
+    expect(sql).toBe('(CAST("id" AS BIGINT) IS NULL OR (CAST("id" AS BIGINT) >= 3))');
+  });
+
   it("qualifies the column and quotes odd names", () => {
     const range = { from: textCursor("it's") };
     const sql = rangePredicate(literal, { column: 'Odd "Name"', kind: "text", range, includeNulls: false, qualifier: "t" });

@@ -32,6 +32,12 @@ export interface RangePredicateOptions {
   readonly includeNulls: boolean;
   /** A table alias or name to qualify the column with (`t`, `"raw"."x"`), already quoted. */
   readonly qualifier?: string | undefined;
+  /**
+   * The column as the query reads it, when that is not the bare column: a cast that makes files
+   * of one table agree on its type (`CAST("k" AS BIGINT)`). Replaces the quoted (and qualified)
+   * column, before `orderExpression`.
+   */
+  readonly expression?: string | undefined;
 }
 
 /**
@@ -41,9 +47,11 @@ export interface RangePredicateOptions {
  */
 export function rangePredicate(dialect: RangeDialect, options: RangePredicateOptions): string {
   const { kind, range, includeNulls } = options;
-  const column = options.qualifier
-    ? `${options.qualifier}.${dialect.quoteIdentifier(options.column)}`
-    : dialect.quoteIdentifier(options.column);
+  const column =
+    options.expression ??
+    (options.qualifier
+      ? `${options.qualifier}.${dialect.quoteIdentifier(options.column)}`
+      : dialect.quoteIdentifier(options.column));
   const ordered = dialect.orderExpression(column, kind);
   const parts: string[] = [];
   if (range.from) parts.push(`${ordered} ${range.fromInclusive === false ? ">" : ">="} ${dialect.value(range.from, "from")}`);
