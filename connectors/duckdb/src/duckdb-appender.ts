@@ -1,6 +1,6 @@
-import { type DuckDBAppender, type DuckDBConnection, DuckDBDataChunk, type DuckDBType } from "@duckdb/node-api";
-import duckdb from "@duckdb/node-bindings";
+import type { DuckDBAppender, DuckDBConnection, DuckDBType } from "@duckdb/node-api";
 import { type ColumnVector, type RecordBatch, SqlloadError } from "@sqlload/core";
+import { bindings, DuckDBDataChunk } from "./duckdb-client.js";
 import { copyColumn } from "./duckdb-column-copy.js";
 import { type ToDuckDB, toDuckDB } from "./duckdb-values.js";
 
@@ -88,7 +88,7 @@ export class TableAppender {
         const fail = (row: number, cause: Error): never => {
           throw doesNotFit(row, name, sources[c]?.values[row], cause);
         };
-        const raw = duckdb.data_chunk_get_vector(chunk.chunk, c);
+        const raw = bindings.data_chunk_get_vector(chunk.chunk, c);
         if (!copyColumn(raw, type, sources[c], start, rows, fail)) {
           fillVector(chunk, c, rows, start, sources[c], this.converter(c), name);
         }

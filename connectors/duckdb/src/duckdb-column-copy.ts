@@ -1,6 +1,7 @@
-import { type DuckDBType, DuckDBTypeId } from "@duckdb/node-api";
-import duckdb from "@duckdb/node-bindings";
+import type { DuckDBType } from "@duckdb/node-api";
+import type duckdb from "@duckdb/node-bindings";
 import type { ColumnVector } from "@sqlload/core";
+import { bindings, DuckDBTypeId } from "./duckdb-client.js";
 import { scaleDecimal } from "./duckdb-values.js";
 
 /**
@@ -52,7 +53,7 @@ export function copyColumn(
       copyTyped(vector, values, start, rows);
       break;
     case DuckDBTypeId.BOOLEAN:
-      if (!(values instanceof Uint8Array) || duckdb.sizeof_bool !== 1) return false;
+      if (!(values instanceof Uint8Array) || bindings.sizeof_bool !== 1) return false;
       copyTyped(vector, values, start, rows);
       break;
     case DuckDBTypeId.VARCHAR:
@@ -85,7 +86,7 @@ function copyTyped(
   rows: number,
 ) {
   const size = values.BYTES_PER_ELEMENT;
-  duckdb.copy_data_to_vector(vector, 0, values.buffer as ArrayBuffer, values.byteOffset + start * size, rows * size);
+  bindings.copy_data_to_vector(vector, 0, values.buffer as ArrayBuffer, values.byteOffset + start * size, rows * size);
 }
 
 /** The validity mask: one bit per row, set when the row is valid, in little-endian 64-bit words. */
@@ -100,13 +101,13 @@ function writeValidity(vector: duckdb.Vector, nulls: Uint8Array | undefined, sta
     }
   }
   if (!mask) return;
-  duckdb.vector_ensure_validity_writable(vector);
-  duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer as ArrayBuffer, 0, mask.byteLength);
+  bindings.vector_ensure_validity_writable(vector);
+  bindings.copy_data_to_vector_validity(vector, 0, mask.buffer as ArrayBuffer, 0, mask.byteLength);
 }
 
 const SLOT = 16;
 const INLINE = 12;
-const slots = new Uint8Array(SLOT * duckdb.vector_size());
+const slots = new Uint8Array(SLOT * bindings.vector_size());
 const slotWords = new DataView(slots.buffer);
 const encoder = new TextEncoder();
 const scratch = new Uint8Array(INLINE * 3);
@@ -128,11 +129,11 @@ function copyStrings(vector: duckdb.Vector, values: unknown[], nulls: Uint8Array
     if (length < 0) (long ??= []).push(i);
     else slotWords.setUint32(i * SLOT, length, true);
   }
-  duckdb.copy_data_to_vector(vector, 0, slots.buffer as ArrayBuffer, 0, rows * SLOT);
+  bindings.copy_data_to_vector(vector, 0, slots.buffer as ArrayBuffer, 0, rows * SLOT);
   if (long) {
     for (const i of long) {
       const raw = values[start + i];
-      duckdb.vector_assign_string_element(vector, i, typeof raw === "string" ? raw : String(raw));
+      bindings.vector_assign_string_element(vector, i, typeof raw === "string" ? raw : String(raw));
     }
   }
 }
@@ -158,7 +159,7 @@ function inlineLength(text: string, offset: number): number {
 }
 
 // DuckDB stores DECIMAL(w, s) as a 16-, 32-, 64- or 128-bit integer by width.
-const decimals = new ArrayBuffer(16 * duckdb.vector_size());
+const decimals = new ArrayBuffer(16 * bindings.vector_size());
 const decimal16 = new Int16Array(decimals);
 const decimal32 = new Int32Array(decimals);
 const decimal64Low = new Uint32Array(decimals);
@@ -212,7 +213,7 @@ function copyDecimals(
       decimal128[2 * i + 1] = value >> 64n;
     }
   }
-  duckdb.copy_data_to_vector(vector, 0, decimals, 0, rows * bytes);
+  bindings.copy_data_to_vector(vector, 0, decimals, 0, rows * bytes);
 }
 
 function scaleExact(text: string, scale: number, row: number, fail: FailValue): bigint {
