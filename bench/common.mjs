@@ -54,17 +54,17 @@ export async function buildOrders(url, rows, { small } = {}) {
   }
 }
 
-/** Runs a child to its end; resolves `{ s, rssMB, out }` (its wall time, its own peak RSS, its output). */
+/** Runs a node child to its end; resolves `{ s, rssMB, cpuS, out }`: its wall time, its own peak RSS and CPU time, its output. */
 export function peakRss(command, args, cwd, env = {}) {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const proc = spawn(command, ["-r", join(root, "bench", "report-rss.cjs"), ...args], {
+    const proc = spawn(command, ["-r", join(root, "bench", "report-usage.cjs"), ...args], {
       cwd,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe", "pipe"],
     });
     let out = "";
-    let rss = "";
+    let usage = "";
     proc.stdout.on("data", (d) => {
       out += d;
     });
@@ -72,13 +72,13 @@ export function peakRss(command, args, cwd, env = {}) {
       out += d;
     });
     proc.stdio[3].on("data", (d) => {
-      rss += d;
+      usage += d;
     });
     proc.on("error", reject);
     proc.on("close", (code) => {
       const s = (performance.now() - started) / 1000;
       if (code !== 0) reject(new Error(`${args.join(" ")} exited ${code}:\n${out.slice(-3000)}`));
-      else resolve({ s, rssMB: Number(rss.trim()), out });
+      else resolve({ s, ...JSON.parse(usage.trim()), out });
     });
   });
 }

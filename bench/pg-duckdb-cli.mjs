@@ -4,7 +4,7 @@
 // `COPY FROM` (issue 15). Measures the default load and the windowed one (`batch_size = "7d"`), and
 // the peak RSS of the CLI process at the full size and at a fifth of it.
 //
-//   pnpm build && node bench/pg-duckdb-cli.mjs [--rows 5000000] [--repeat 2] [--no-windowed] [--cpu-prof DIR]
+//   pnpm build && node bench/pg-duckdb-cli.mjs [--rows 5000000] [--repeat 2] [--no-windowed] [--cpu-prof DIR] [--quick]
 //
 // `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR.
 
@@ -28,8 +28,9 @@ import {
   seconds,
 } from "./common.mjs";
 
-const rows = arg("rows", 5_000_000);
-const repeat = arg("repeat", 2);
+const quick = hasFlag("quick");
+const rows = arg("rows", quick ? 20_000 : 5_000_000);
+const repeat = arg("repeat", quick ? 1 : 2);
 const small = Math.max(1, Math.floor(rows / 5));
 const profileDir = process.argv.includes("--cpu-prof") ? process.argv[process.argv.indexOf("--cpu-prof") + 1] : undefined;
 

@@ -6,7 +6,7 @@
 //
 //   pnpm --filter @sqlload/core --filter @sqlload/testing --filter @sqlload/connector-postgres \
 //        --filter @sqlload/connector-duckdb build
-//   node bench/pg-throughput.mjs [--rows 5000000] [--small 1000000] [--repeat 1] [--no-pgloader] [--no-duckdb] [--memory]
+//   node bench/pg-throughput.mjs [--rows 5000000] [--small 1000000] [--repeat 1] [--no-pgloader] [--no-duckdb] [--memory] [--quick]
 //
 // `--memory` prints the loads' memory every 500,000 rows.
 //
@@ -211,8 +211,9 @@ function ratio(a, b) {
 }
 
 async function main() {
-  const rows = Number(flag("rows", 5_000_000));
-  const small = Number(flag("small", 1_000_000));
+  const quick = argv.includes("--quick");
+  const rows = Number(flag("rows", quick ? 20_000 : 5_000_000));
+  const small = Number(flag("small", quick ? 5_000 : 1_000_000));
   const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
   const server = await startPostgres();
   const work = mkdtempSync(join(tmpdir(), "sqlload-bench-"));

@@ -51,6 +51,9 @@ export async function appendBatch(connection: DuckDBConnection, target: AppendTa
  * on the connection once it is closed.
  */
 export class TableAppender {
+  /** About how many bytes went in since DuckDB last flushed the appender into the table. */
+  private pending = 0;
+
   private constructor(
     private readonly appender: DuckDBAppender,
     private readonly target: AppendTarget,
@@ -95,6 +98,13 @@ export class TableAppender {
       }
       this.appender.appendDataChunk(chunk);
     }
+    // DuckDB holds appended rows until it has 204,800 of them, whatever their width; a wide table
+    // would hold hundreds of megabytes. Flushing by bytes keeps that bounded.
+    this.pending += approximateBytes(batch);
+    if (this.pending >= FLUSH_BYTES) {
+      this.appender.flushSync();
+      this.pending = 0;
+    }
   }
 
   /** Flushes the appended rows into the transaction; a constraint failure surfaces here. */
@@ -115,6 +125,27 @@ export class TableAppender {
     converters[c] ??= toDuckDB(this.types[c] as DuckDBType);
     return converters[c];
   }
+}
+
+/** How much an open appender may hold before it is flushed into the table. */
+export const FLUSH_BYTES = 16 << 20;
+
+/** A batch's size as DuckDB will hold it, near enough: typed arrays as they are, 16 bytes a slot plus text. */
+function approximateBytes(batch: RecordBatch): number {
+  let bytes = 0;
+  for (const { values } of batch.columns) {
+    if (ArrayBuffer.isView(values)) {
+      bytes += values.byteLength;
+      continue;
+    }
+    bytes += 16 * batch.length;
+    for (let i = 0; i < batch.length; i++) {
+      const value = values[i];
+      if (typeof value === "string") bytes += value.length;
+      else if (value instanceof Uint8Array) bytes += value.byteLength;
+    }
+  }
+  return bytes;
 }
 
 function doesNotFit(row: number, name: string, value: unknown, cause: unknown): SqlloadError {
