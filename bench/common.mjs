@@ -32,15 +32,18 @@ export async function importBuilt(path) {
 
 export const DDL = "(id bigint, customer_id bigint, amount numeric(12,2), status text, updated_at timestamptz)";
 
-/** `orders` with `rows` rows and an index on `updated_at`; with `small`, `orders_small` holds its first rows. */
-export async function buildOrders(url, rows, { small } = {}) {
+/**
+ * `orders` with `rows` rows and an index on `updated_at`; with `small`, `orders_small` holds its
+ * first rows; with `wide`, each status is padded to about 1 KB (a wide row).
+ */
+export async function buildOrders(url, rows, { small, wide } = {}) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(`DROP TABLE IF EXISTS orders; CREATE TABLE orders ${DDL}`);
     await client.query(`INSERT INTO orders
       SELECT g, (g::int8 * 7919) % 100000, round((g % 100000) / 100.0 + 0.01, 2),
-             (ARRAY['new','paid','shipped','cancelled'])[1 + g % 4],
+             (ARRAY['new','paid','shipped','cancelled'])[1 + g % 4]${wide ? " || repeat(md5(g::text), 31)" : ""},
              '2026-01-01'::timestamptz + g * interval '1 second' + (g % 1000) * interval '1 microsecond'
       FROM generate_series(1, ${rows}) g`);
     await client.query("CREATE INDEX ON orders (updated_at)");

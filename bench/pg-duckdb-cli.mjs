@@ -4,9 +4,10 @@
 // `COPY FROM` (issue 15). Measures the default load and the windowed one (`batch_size = "7d"`), and
 // the peak RSS of the CLI process at the full size and at a fifth of it.
 //
-//   pnpm build && node bench/pg-duckdb-cli.mjs [--rows 5000000] [--repeat 2] [--no-windowed] [--cpu-prof DIR] [--quick]
+//   pnpm build && node bench/pg-duckdb-cli.mjs [--rows 5000000] [--repeat 2] [--no-windowed] [--cpu-prof DIR] [--wide] [--quick]
 //
-// `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR.
+// `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR; `--wide` pads
+// each row to about 1 KB, to see that memory does not grow with the row width.
 
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -83,7 +84,7 @@ if (profileDir) mkdirSync(profileDir, { recursive: true });
 const server = await startPostgres();
 try {
   const url = server.url;
-  await buildOrders(url, rows, { small });
+  await buildOrders(url, rows, { small, wide: hasFlag("wide") });
   const bulk = [];
   const plain = [];
   const windowed = [];
@@ -95,7 +96,9 @@ try {
   const smallRun = await cliLoad(url, "orders_small", "");
   const base = best(bulk).s;
   console.log(describeMachine());
-  console.log(`${rows.toLocaleString("en")} rows of orders(id, customer_id, amount numeric(12,2), status, updated_at)`);
+  console.log(
+    `${rows.toLocaleString("en")} rows of orders(id, customer_id, amount numeric(12,2), status, updated_at)${hasFlag("wide") ? ", status about 1 KB" : ""}`,
+  );
   console.log(`sequential bulk path (psql-style COPY csv to a file, DuckDB COPY FROM): ${seconds(base)}${runs(bulk)}`);
   const report = (name, list, goal) => {
     const b = best(list);
