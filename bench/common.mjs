@@ -86,6 +86,33 @@ export function peakRss(command, args, cwd, env = {}) {
   });
 }
 
+/** Runs `work` on a connection to a DuckDB database (a file, or ":memory:") that nothing outside the run sees. */
+export async function withDuckDB(path, work) {
+  const { DuckDBInstance } = duckdb();
+  const instance = await DuckDBInstance.create(path, {
+    autoinstall_known_extensions: "false",
+    autoload_known_extensions: "false",
+  });
+  const connection = await instance.connect();
+  try {
+    return await work(connection);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** Runs `work` on a Postgres client connected to `url`. */
+export async function withClient(url, work) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Seconds a piece of work takes. */
 export async function timed(work) {
   const started = performance.now();

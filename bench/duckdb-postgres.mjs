@@ -15,45 +15,20 @@ import {
   copyFrom,
   DDL,
   describeMachine,
-  duckdb,
   hasFlag,
   importBuilt,
   peakRss,
-  pg,
   runs,
   seconds,
   timed,
+  withClient,
+  withDuckDB,
 } from "./common.mjs";
 
 const quick = hasFlag("quick");
 const rows = arg("rows", quick ? 20_000 : 5_000_000);
 const repeat = arg("repeat", quick ? 1 : 2);
-const { DuckDBInstance } = duckdb();
 const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
-
-async function withDuckDB(path, work) {
-  const instance = await DuckDBInstance.create(path, {
-    autoinstall_known_extensions: "false",
-    autoload_known_extensions: "false",
-  });
-  const connection = await instance.connect();
-  try {
-    return await work(connection);
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
-
-async function withClient(url, work) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-duckpg-"));
 const server = await startPostgres();

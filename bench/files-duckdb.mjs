@@ -7,26 +7,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { arg, best, cli, describeMachine, duckdb, hasFlag, peakRss, runs, seconds, timed } from "./common.mjs";
+import { arg, best, cli, describeMachine, hasFlag, peakRss, runs, seconds, timed, withDuckDB } from "./common.mjs";
 
 const quick = hasFlag("quick");
 const rows = arg("rows", quick ? 20_000 : 5_000_000);
 const files = arg("files", quick ? 2 : 8);
 const repeat = arg("repeat", quick ? 1 : 2);
-const { DuckDBInstance } = duckdb();
-const options = { autoinstall_known_extensions: "false", autoload_known_extensions: "false" };
-
-async function withDuckDB(path, work) {
-  const instance = await DuckDBInstance.create(path, options);
-  const connection = await instance.connect();
-  try {
-    return await work(connection);
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
-
 const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-files-"));
 try {
   const folder = join(dir, "landing", "orders");
