@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
@@ -110,6 +111,29 @@ export async function withClient(url, work) {
     return await work(client);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * Seconds a binary `COPY … TO STDOUT | COPY … FROM STDIN` pipe between two connections takes to copy
+ * `table` of `src` into a new `into` of `dst`: the engines' own Postgres → Postgres bulk path.
+ */
+export async function binaryPipe(src, dst, table = "orders", into = table) {
+  await withClient(dst, (c) => c.query(`DROP TABLE IF EXISTS ${into}; CREATE TABLE ${into} ${DDL}`));
+  const a = new pg.Client({ connectionString: src });
+  const b = new pg.Client({ connectionString: dst });
+  await a.connect();
+  await b.connect();
+  try {
+    return await timed(() =>
+      pipeline(
+        a.query(copyTo(`COPY ${table} TO STDOUT (FORMAT binary)`)),
+        b.query(copyFrom(`COPY ${into} FROM STDIN (FORMAT binary)`)),
+      ),
+    );
+  } finally {
+    await a.end();
+    await b.end();
   }
 }
 

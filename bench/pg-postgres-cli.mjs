@@ -8,23 +8,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pipeline } from "node:stream/promises";
 import {
   arg,
   best,
+  binaryPipe,
   buildOrders,
   cli,
-  copyFrom,
-  copyTo,
-  DDL,
   describeMachine,
   hasFlag,
   importBuilt,
   peakRss,
-  pg,
   runs,
   seconds,
-  timed,
   withClient,
 } from "./common.mjs";
 
@@ -32,25 +27,6 @@ const quick = hasFlag("quick");
 const rows = arg("rows", quick ? 20_000 : 5_000_000);
 const repeat = arg("repeat", quick ? 1 : 2);
 const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
-
-async function binaryPipe(src, dst) {
-  await withClient(dst, (c) => c.query(`CREATE TABLE orders ${DDL}`));
-  const a = new pg.Client({ connectionString: src });
-  const b = new pg.Client({ connectionString: dst });
-  await a.connect();
-  await b.connect();
-  try {
-    return await timed(() =>
-      pipeline(
-        a.query(copyTo("COPY orders TO STDOUT (FORMAT binary)")),
-        b.query(copyFrom("COPY orders FROM STDIN (FORMAT binary)")),
-      ),
-    );
-  } finally {
-    await a.end();
-    await b.end();
-  }
-}
 
 async function cliLoad(src, dst, strategy) {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-pgpg-"));
