@@ -2,11 +2,12 @@
 // Insert throughput of sqlload's ClickHouse target (chdb in process), against the alternatives
 // measured in the same run (issue 8): the connector's RowBinary path (batches of 8,192 rows as the
 // engine sends them, one INSERT per ~32 MB, staged and published), JSONCompactEachRow text through
-// @clickhouse/client in 100,000-row inserts, and ClickHouse generating the same rows itself
+// @clickhouse/client in 100,000-row inserts, ClickHouse's own bulk path (`INSERT … SELECT FROM
+// file()` of the same rows in a CSV file, issue 15), and ClickHouse generating the same rows itself
 // (`INSERT … SELECT FROM numbers()`, the ceiling). Also the peak RSS of the connector's load.
 //
 //   pnpm --filter @sqlload/core --filter @sqlload/connector-clickhouse build
-//   node bench/clickhouse-insert.mjs [--rows 1000000]
+//   node bench/clickhouse-insert.mjs [--rows 1000000] [--quick]
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -24,7 +25,7 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
-const N = arg("rows", 1_000_000);
+const N = arg("rows", process.argv.includes("--quick") ? 20_000 : 1_000_000);
 const schema = [
   { name: "id", type: { kind: "int64" }, nullable: false },
   { name: "n", type: { kind: "int64" }, nullable: true },
@@ -91,6 +92,15 @@ await timed("JSONCompactEachRow, 100,000-row inserts", async () => {
   }
   if (rows.length) await send();
 });
+// The file is written by ClickHouse beforehand (not timed); the timed part is its own bulk load.
+const csv = join(dir, "rows.csv");
+await session.command(`INSERT INTO FUNCTION file('${csv}', 'CSV') SELECT * FROM bench.json`);
+await session.command("CREATE TABLE bench.file AS bench.json");
+await timed("ClickHouse INSERT … SELECT FROM file() (CSV)", () =>
+  session.command(
+    `INSERT INTO bench.file SELECT * FROM file('${csv}', 'CSV', '${"id Int64, n Nullable(Int64), x Nullable(Float64), at Nullable(DateTime64(6, 'UTC')), name Nullable(String)".replaceAll("'", "\\'")}')`,
+  ),
+);
 await session.command("CREATE TABLE bench.native AS bench.json");
 await timed("ClickHouse generating the rows (ceiling)", () =>
   session.command(
@@ -100,12 +110,13 @@ await timed("ClickHouse generating the rows (ceiling)", () =>
     ),
   ),
 );
-for (const t of ["rowbinary", "json", "native"]) {
+for (const t of ["rowbinary", "json", "file", "native"]) {
   const [row] = await session.query(`SELECT count() AS n, sum(id) AS s FROM bench.${t}`);
   if (Number(row.n) !== N) throw new Error(`bench.${t} holds ${row.n} rows`);
 }
 console.log(
-  `RowBinary is ${(results["JSONCompactEachRow, 100,000-row inserts"] / results["sqlload RowBinary (staged, published)"]).toFixed(1)}x JSON's speed and ${(results["ClickHouse generating the rows (ceiling)"] / results["sqlload RowBinary (staged, published)"]).toFixed(2)}x the ceiling; peak RSS ${Math.round(rssPeak / 2 ** 20)} MB (${Math.round((rssPeak - rssBefore) / 2 ** 20)} MB over the process with its batches built and chdb loaded)`,
+  `sqlload's insert is ${(results["sqlload RowBinary (staged, published)"] / results["ClickHouse INSERT … SELECT FROM file() (CSV)"]).toFixed(2)}x ClickHouse's own file() load; ` +
+    `RowBinary is ${(results["JSONCompactEachRow, 100,000-row inserts"] / results["sqlload RowBinary (staged, published)"]).toFixed(1)}x JSON's speed and ${(results["ClickHouse generating the rows (ceiling)"] / results["sqlload RowBinary (staged, published)"]).toFixed(2)}x the ceiling; peak RSS ${Math.round(rssPeak / 2 ** 20)} MB (${Math.round((rssPeak - rssBefore) / 2 ** 20)} MB over the process with its batches built and chdb loaded)`,
 );
 await client.close();
 await target.close();

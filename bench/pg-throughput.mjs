@@ -6,7 +6,7 @@
 //
 //   pnpm --filter @sqlload/core --filter @sqlload/testing --filter @sqlload/connector-postgres \
 //        --filter @sqlload/connector-duckdb build
-//   node bench/pg-throughput.mjs [--rows 5000000] [--small 1000000] [--repeat 1] [--no-pgloader] [--no-duckdb] [--memory]
+//   node bench/pg-throughput.mjs [--rows 5000000] [--small 1000000] [--repeat 1] [--no-pgloader] [--no-duckdb] [--memory] [--quick]
 //
 // `--memory` prints the loads' memory every 500,000 rows.
 //
@@ -20,11 +20,11 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
+import { binaryPipe, DDL, withClient } from "./common.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const requireFrom = (dir) => createRequire(join(root, dir, "package.json"));
-const pg = requireFrom("connectors/postgres")("pg");
-const { to: copyTo, from: copyFrom } = requireFrom("connectors/postgres")("pg-copy-streams");
+const { to: copyTo } = requireFrom("connectors/postgres")("pg-copy-streams");
 
 async function importBuilt(path) {
   try {
@@ -126,35 +126,6 @@ async function timed(fn) {
   return performance.now() - t;
 }
 
-async function withClient(url, fn) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-const DDL = "(id bigint, customer_id bigint, amount numeric(12,2), status text, updated_at timestamptz)";
-
-async function binaryPipe(src, dst, table) {
-  await withClient(dst, (c) => c.query(`DROP TABLE IF EXISTS pipe_${table}; CREATE TABLE pipe_${table} ${DDL}`));
-  const a = new pg.Client({ connectionString: src });
-  const b = new pg.Client({ connectionString: dst });
-  await a.connect();
-  await b.connect();
-  const ms = await timed(() =>
-    pipeline(
-      a.query(copyTo(`COPY ${table} TO STDOUT (FORMAT binary)`)),
-      b.query(copyFrom(`COPY pipe_${table} FROM STDIN (FORMAT binary)`)),
-    ),
-  );
-  await a.end();
-  await b.end();
-  return ms;
-}
-
 async function pgloader(srcUrl, dstUrl, table) {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-pgloader-"));
   const file = join(dir, "load.load");
@@ -211,8 +182,9 @@ function ratio(a, b) {
 }
 
 async function main() {
-  const rows = Number(flag("rows", 5_000_000));
-  const small = Number(flag("small", 1_000_000));
+  const quick = argv.includes("--quick");
+  const rows = Number(flag("rows", quick ? 20_000 : 5_000_000));
+  const small = Number(flag("small", quick ? 5_000 : 1_000_000));
   const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
   const server = await startPostgres();
   const work = mkdtempSync(join(tmpdir(), "sqlload-bench-"));
@@ -248,7 +220,7 @@ async function main() {
     const appends = [];
     const deletes = [];
     for (let i = 0; i < repeat; i++) {
-      pipes.push(await binaryPipe(src, await fresh(), "orders"));
+      pipes.push(await binaryPipe(src, await fresh(), "orders", "pipe_orders"));
       appends.push(await runChild({ mode: "append", src, dst: await fresh(), table: "orders" }));
       deletes.push(await runChild({ mode: "delete_insert", src, dst: await fresh(), table: "orders" }));
     }

@@ -1,5 +1,7 @@
-import { type DuckDBConnection, DuckDBDataChunk, type DuckDBType } from "@duckdb/node-api";
+import type { DuckDBAppender, DuckDBConnection, DuckDBType } from "@duckdb/node-api";
 import { type ColumnVector, type RecordBatch, SqlloadError } from "@sqlload/core";
+import { bindings, DuckDBDataChunk } from "./duckdb-client.js";
+import { copyColumn } from "./duckdb-column-copy.js";
 import { type ToDuckDB, toDuckDB } from "./duckdb-values.js";
 
 /** DuckDB's vector size: the most rows one data chunk holds. */
@@ -24,45 +26,137 @@ export interface AppendTarget {
 }
 
 /**
- * Appends a batch through DuckDB's appender, a data chunk of up to 2048 rows at a time filled
- * column by column from the batch's arrays (row-wise appends measured about 3x slower). Columns
- * are matched by name (see `AppendTarget.exactNames`); table columns the batch lacks get NULL.
- * The appender takes part in the connection's open transaction: a ROLLBACK discards what it
- * appended.
+ * Appends a batch through DuckDB's appender (see `TableAppender`) and closes it, so the rows are
+ * in the connection's transaction when it returns.
  */
 export async function appendBatch(connection: DuckDBConnection, target: AppendTarget, batch: RecordBatch): Promise<void> {
   if (batch.length === 0) return;
-  const sources = matchColumns(target, batch);
-  const appender = await connection.createAppender(target.name, target.schema, target.catalog ?? null);
+  const appender = await TableAppender.open(connection, target);
   try {
+    appender.append(batch);
+  } catch (error) {
+    appender.discard();
+    throw error;
+  }
+  appender.close();
+}
+
+/**
+ * One DuckDB appender kept open over many batches, so DuckDB gathers their rows into its own
+ * row groups and flushes once rather than once per batch. Each batch goes in as data chunks of
+ * up to 2048 rows, filled a whole column at a time (duckdb-column-copy.ts), or value by value for
+ * the types that have no block layout. Columns are matched by name (see `AppendTarget.exactNames`);
+ * table columns the batch lacks get NULL. The appender takes part in the connection's open
+ * transaction: a ROLLBACK discards what it appended, and its rows are only visible to statements
+ * on the connection once it is closed.
+ */
+export class TableAppender {
+  /** About how many bytes went in since DuckDB last flushed the appender into the table. */
+  private pending = 0;
+
+  private constructor(
+    private readonly appender: DuckDBAppender,
+    private readonly target: AppendTarget,
+    private readonly types: readonly DuckDBType[],
+    private readonly converters: readonly (ToDuckDB | undefined)[],
+  ) {}
+
+  static async open(connection: DuckDBConnection, target: AppendTarget): Promise<TableAppender> {
+    const appender = await connection.createAppender(target.name, target.schema, target.catalog ?? null);
     const count = appender.columnCount;
     if (count !== target.columns.length) {
+      appender.closeSync();
       throw new SqlloadError("SL305", `${target.label} has ${count} columns, expected ${target.columns.length}`);
     }
     const types: DuckDBType[] = [];
-    const converters: ToDuckDB[] = [];
-    for (let c = 0; c < count; c++) {
-      const type = appender.columnType(c);
-      types.push(type);
-      converters.push(toDuckDB(type));
-    }
+    for (let c = 0; c < count; c++) types.push(appender.columnType(c));
+    return new TableAppender(
+      appender,
+      target,
+      types,
+      types.map(() => undefined),
+    );
+  }
+
+  append(batch: RecordBatch): void {
+    if (batch.length === 0) return;
+    const sources = matchColumns(this.target, batch);
+    const { types, target } = this;
     for (let start = 0; start < batch.length; start += CHUNK_ROWS) {
       const rows = Math.min(CHUNK_ROWS, batch.length - start);
-      const chunk = DuckDBDataChunk.create(types, rows);
-      for (let c = 0; c < count; c++) {
-        fillVector(chunk, c, rows, start, sources[c], converters[c] as ToDuckDB, target.columns[c] as string);
+      const chunk = DuckDBDataChunk.create(types as DuckDBType[], rows);
+      for (let c = 0; c < types.length; c++) {
+        const name = target.columns[c] as string;
+        const type = types[c] as DuckDBType;
+        const fail = (row: number, cause: Error): never => {
+          throw doesNotFit(row, name, sources[c]?.values[row], cause);
+        };
+        const raw = bindings.data_chunk_get_vector(chunk.chunk, c);
+        if (!copyColumn(raw, type, sources[c], start, rows, fail)) {
+          fillVector(chunk, c, rows, start, sources[c], this.converter(c), name);
+        }
       }
-      appender.appendDataChunk(chunk);
+      this.appender.appendDataChunk(chunk);
     }
-  } catch (error) {
-    // The failure while appending is the one to report; closing would only flush what it left.
-    try {
-      appender.closeSync();
-    } catch {}
-    throw error;
+    // DuckDB holds appended rows until it has 204,800 of them, whatever their width; a wide table
+    // would hold hundreds of megabytes. Flushing by bytes keeps that bounded.
+    this.pending += approximateBytes(batch);
+    if (this.pending >= FLUSH_BYTES) {
+      this.appender.flushSync();
+      this.pending = 0;
+    }
   }
-  // Closing flushes the appended rows into the transaction; a constraint failure surfaces here.
-  appender.closeSync();
+
+  /** Flushes the appended rows into the transaction; a constraint failure surfaces here. */
+  close(): void {
+    this.appender.closeSync();
+  }
+
+  /** Ends the appender after a failure, which is the error worth reporting, not what closing says. */
+  discard(): void {
+    try {
+      this.appender.clear();
+      this.appender.closeSync();
+    } catch {}
+  }
+
+  private converter(c: number): ToDuckDB {
+    const converters = this.converters as (ToDuckDB | undefined)[];
+    converters[c] ??= toDuckDB(this.types[c] as DuckDBType);
+    return converters[c];
+  }
+}
+
+/** How much an open appender may hold before it is flushed into the table. */
+export const FLUSH_BYTES = 16 << 20;
+
+/** A batch's size as DuckDB will hold it, near enough: typed arrays as they are, 16 bytes a slot plus text. */
+function approximateBytes(batch: RecordBatch): number {
+  let bytes = 0;
+  for (const { values } of batch.columns) {
+    if (ArrayBuffer.isView(values)) {
+      bytes += values.byteLength;
+      continue;
+    }
+    bytes += 16 * batch.length;
+    for (let i = 0; i < batch.length; i++) {
+      const value = values[i];
+      if (typeof value === "string") bytes += value.length;
+      else if (value instanceof Uint8Array) bytes += value.byteLength;
+    }
+  }
+  return bytes;
+}
+
+function doesNotFit(row: number, name: string, value: unknown, cause: unknown): SqlloadError {
+  const shown = typeof value === "bigint" ? `${value}n` : JSON.stringify(value);
+  return new SqlloadError(
+    "SL300",
+    `row ${row + 1}, column "${name}": value ${shown} does not fit (${(cause as Error).message})`,
+    {
+      cause,
+    },
+  );
 }
 
 function fillVector(
@@ -90,14 +184,7 @@ function fillVector(
       try {
         vector.setItem(i, convert(values[row]));
       } catch (cause) {
-        const shown = typeof values[row] === "bigint" ? `${values[row]}n` : JSON.stringify(values[row]);
-        throw new SqlloadError(
-          "SL300",
-          `row ${row + 1}, column "${name}": value ${shown} does not fit (${(cause as Error).message})`,
-          {
-            cause,
-          },
-        );
+        throw doesNotFit(row, name, values[row], cause);
       }
     }
   }

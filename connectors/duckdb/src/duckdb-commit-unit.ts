@@ -10,7 +10,7 @@ import {
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
-import { appendBatch } from "./duckdb-appender.js";
+import { appendBatch, TableAppender } from "./duckdb-appender.js";
 import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
@@ -63,6 +63,8 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
 class DuckDBCommitUnit implements CommitUnit {
   private open = true;
   private staged = false;
+  /** Open across the unit's writes to the table; closed before any statement that must see its rows. */
+  private appender: TableAppender | undefined;
   /** The written table's columns in table order; null while it does not exist. */
   private columns: readonly RelationColumn[] | null = null;
   private readonly table: string;
@@ -108,13 +110,29 @@ class DuckDBCommitUnit implements CommitUnit {
     this.check();
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(batch.schema));
     if (this.options.strategy === "merge") return this.merge(batch);
-    await this.guard(() =>
-      appendBatch(
-        this.connection,
-        { schema: this.ref.schema, name: this.writeName, columns: this.columnNames(), label: this.label },
-        batch,
-      ),
-    );
+    await this.guard(async () => {
+      this.appender ??= await TableAppender.open(this.connection, {
+        schema: this.ref.schema,
+        name: this.writeName,
+        columns: this.columnNames(),
+        label: this.label,
+      });
+      try {
+        this.appender.append(batch);
+      } catch (error) {
+        this.appender.discard();
+        this.appender = undefined;
+        throw error;
+      }
+    });
+  }
+
+  /** Closes the open appender, which puts its rows in the transaction (and reports a failure to flush them). */
+  private async flushAppender(): Promise<void> {
+    const appender = this.appender;
+    if (!appender) return;
+    this.appender = undefined;
+    await this.guard(async () => appender.close());
   }
 
   /**
@@ -156,12 +174,14 @@ class DuckDBCommitUnit implements CommitUnit {
 
   async appendRunLog(row: RunLogRow): Promise<void> {
     this.check();
+    await this.flushAppender();
     await this.guard(() => insertRunLog(this.connection, this.ref.schema, this.ref.name, row));
   }
 
   async commit(): Promise<void> {
     this.check();
     try {
+      await this.flushAppender();
       if (this.options.strategy === "replace" && this.columns) {
         // Inside the transaction: readers see the old table until COMMIT, then the new one.
         await this.connection.run(`DROP TABLE IF EXISTS ${qualifiedName(this.ref.schema, this.ref.name)}`);
@@ -178,6 +198,8 @@ class DuckDBCommitUnit implements CommitUnit {
 
   async abort(): Promise<void> {
     if (!this.open) return;
+    this.appender?.discard();
+    this.appender = undefined;
     try {
       await this.connection.run("ROLLBACK");
     } catch {
@@ -214,6 +236,7 @@ class DuckDBCommitUnit implements CommitUnit {
     types?: Record<string, DuckDBType | undefined>,
   ): Promise<void> {
     this.check();
+    await this.flushAppender();
     await this.guard(() =>
       values && Object.keys(values).length > 0 ? this.connection.run(sql, values, types) : this.connection.run(sql),
     );

@@ -1,8 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { SqlloadError } from "@sqlload/core";
+import { DuckDBInstance } from "./duckdb-client.js";
 import { openError } from "./errors.js";
 
 export const IN_MEMORY = ":memory:";

@@ -1,5 +1,6 @@
-import { type DuckDBType, DuckDBTypeId } from "@duckdb/node-api";
+import type { DuckDBType } from "@duckdb/node-api";
 import type { LogicalType, TargetTableRef } from "@sqlload/core";
+import { DuckDBTypeId } from "./duckdb-client.js";
 
 /**
  * Quotes an identifier, always: names from sources may hold quotes, dots, spaces, upper case or

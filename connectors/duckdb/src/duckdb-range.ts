@@ -1,5 +1,6 @@
-import { BIGINT, type DuckDBType, type DuckDBValue } from "@duckdb/node-api";
+import type { DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { type RangeDialect, type RangePredicateOptions, rangePredicate } from "@sqlload/core";
+import { BIGINT } from "./duckdb-client.js";
 import { quoteIdent } from "./duckdb-dialect.js";
 import { cursorParameter } from "./duckdb-values.js";
 

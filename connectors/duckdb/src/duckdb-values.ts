@@ -1,3 +1,5 @@
+import type { DuckDBType, DuckDBValue } from "@duckdb/node-api";
+import { type CursorValue, SqlloadError } from "@sqlload/core";
 import {
   DuckDBBlobValue,
   DuckDBDateValue,
@@ -6,12 +8,9 @@ import {
   DuckDBTimestampTZValue,
   DuckDBTimestampValue,
   DuckDBTimeValue,
-  type DuckDBType,
   DuckDBTypeId,
   DuckDBUUIDValue,
-  type DuckDBValue,
-} from "@duckdb/node-api";
-import { type CursorValue, SqlloadError } from "@sqlload/core";
+} from "./duckdb-client.js";
 
 /**
  * Conversions between RecordBatch storage values (see core's record-batch.ts) and the values the

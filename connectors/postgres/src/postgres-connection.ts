@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { ConnectionOptions } from "node:tls";
 import { SqlloadError } from "@sqlload/core";
-import pg from "pg";
+import type * as Pg from "pg";
+import { pg } from "./pg-driver.js";
 
 /** The keys of a `[sources.X]` or `[target]` block using this connector. */
 export interface PostgresOptions {
@@ -104,10 +105,10 @@ function parseSslMode(value: string | undefined, where: string): SslMode | undef
  * over the URL's parts), and missing parts from the usual `PG*` variables, which node-postgres
  * reads itself. `sslmode` comes from the options, else the URL, else `PGSSLMODE`, else `prefer`.
  */
-export function connectionConfig(options: PostgresOptions): { config: pg.ClientConfig; sslmode: SslMode; files: SslFiles } {
+export function connectionConfig(options: PostgresOptions): { config: Pg.ClientConfig; sslmode: SslMode; files: SslFiles } {
   let urlMode: string | undefined;
   const files: { rootcert?: string; cert?: string; key?: string } = {};
-  const config: pg.ClientConfig = { application_name: "sqlload" };
+  const config: Pg.ClientConfig = { application_name: "sqlload" };
   if (options.url) {
     let url: URL;
     try {
@@ -158,10 +159,10 @@ const SESSION_SETTINGS =
  * table's snapshot, a commit unit's transaction, an advisory lock.
  */
 export class PostgresConnection {
-  private pool: pg.Pool | undefined;
+  private pool: Pg.Pool | undefined;
   private ssl: false | ConnectionOptions;
   private probed = false;
-  private readonly base: pg.ClientConfig;
+  private readonly base: Pg.ClientConfig;
   private readonly sslmode: SslMode;
   /** The connection as messages name it, password redacted. */
   readonly display: string;
@@ -174,11 +175,11 @@ export class PostgresConnection {
     this.display = describeConnection(options);
   }
 
-  private config(): pg.ClientConfig {
+  private config(): Pg.ClientConfig {
     return { ...this.base, ssl: this.ssl };
   }
 
-  private getPool(): pg.Pool {
+  private getPool(): Pg.Pool {
     if (!this.pool) {
       const pool = new pg.Pool({ ...this.config(), max: 10, idleTimeoutMillis: 10_000 });
       // An idle client whose server went away must not crash the process; the next query reports it.
@@ -192,7 +193,7 @@ export class PostgresConnection {
   }
 
   /** A pooled client; `release()` it. The first connection settles `sslmode=prefer`. */
-  async acquire(): Promise<pg.PoolClient> {
+  async acquire(): Promise<Pg.PoolClient> {
     try {
       const client = await this.getPool().connect();
       this.probed = true;
@@ -211,7 +212,7 @@ export class PostgresConnection {
   }
 
   /** Runs one query on the pool. */
-  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  async query<R extends Pg.QueryResultRow>(text: string, values?: unknown[]): Promise<Pg.QueryResult<R>> {
     const client = await this.acquire();
     try {
       return await client.query<R>(text, values);
@@ -221,7 +222,7 @@ export class PostgresConnection {
   }
 
   /** A client outside the pool, for a session that outlives pooled work (an advisory lock). */
-  async dedicated(): Promise<pg.Client> {
+  async dedicated(): Promise<Pg.Client> {
     // Settles `prefer` first, so the dedicated client uses the same TLS decision.
     if (!this.probed) (await this.acquire()).release();
     const client = new pg.Client(this.config());

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// DuckDB → Postgres through the built CLI (`sqlload load`, DuckDB source, Postgres target), against
+// the sequential bulk path measured in the same run: DuckDB's `COPY … TO` a CSV file, then
+// Postgres `COPY … FROM STDIN (FORMAT csv)` of that file; best of N, interleaved (issue 15).
+//
+//   pnpm build && node bench/duckdb-postgres.mjs [--rows 5000000] [--repeat 2] [--quick]
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import {
+  arg,
+  best,
+  cli,
+  copyFrom,
+  DDL,
+  describeMachine,
+  hasFlag,
+  importBuilt,
+  peakRss,
+  runs,
+  seconds,
+  timed,
+  withClient,
+  withDuckDB,
+} from "./common.mjs";
+
+const quick = hasFlag("quick");
+const rows = arg("rows", quick ? 20_000 : 5_000_000);
+const repeat = arg("repeat", quick ? 1 : 2);
+const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
+
+const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-duckpg-"));
+const server = await startPostgres();
+try {
+  await withDuckDB(join(dir, "src.duckdb"), (c) =>
+    c.run(`CREATE TABLE orders AS
+      SELECT g::BIGINT AS id, ((g * 7919) % 100000)::BIGINT AS customer_id, round((g % 100000) / 100.0 + 0.01, 2)::DECIMAL(12,2) AS amount,
+             (['new','paid','shipped','cancelled'])[1 + g % 4] AS status,
+             TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_seconds(g) + to_microseconds(g % 1000) AS updated_at
+      FROM range(1, ${rows + 1}) t(g)`),
+  );
+  let n = 0;
+  const bulk = [];
+  const sqlload = [];
+  for (let i = 0; i < repeat; i++) {
+    const base = await createDatabase(server.url, `bulk_${n++}`);
+    const csv = join(dir, "orders.csv");
+    bulk.push(
+      await timed(async () => {
+        await withDuckDB(join(dir, "src.duckdb"), (c) => c.run(`COPY orders TO '${csv}' (FORMAT csv, HEADER false)`));
+        await withClient(base, async (c) => {
+          await c.query(`CREATE TABLE orders ${DDL}`);
+          await pipeline(createReadStream(csv), c.query(copyFrom("COPY orders FROM STDIN (FORMAT csv)")));
+        });
+      }),
+    );
+    rmSync(csv, { force: true });
+    const url = await createDatabase(server.url, `sqlload_${n++}`);
+    writeFileSync(
+      join(dir, "sqlload.toml"),
+      `[target]\nconnector = "postgres"\nurl = "${url}"\nschema = "raw"\n\n[sources.wh]\nconnector = "duckdb"\npath = "src.duckdb"\n\n` +
+        `[sources.wh.tables."main.orders"]\ncursor_column = "updated_at"\n`,
+    );
+    sqlload.push(await peakRss(process.execPath, [cli, "load"], dir));
+    const [{ count }] = await withClient(
+      url,
+      async (c) => (await c.query("SELECT count(*)::int AS count FROM raw.wh__orders")).rows,
+    );
+    if (count !== rows) throw new Error(`sqlload loaded ${count} rows, expected ${rows}`);
+  }
+  const b = best(sqlload);
+  console.log(describeMachine());
+  console.log(`${rows.toLocaleString("en")} rows of orders from a DuckDB file`);
+  console.log(`DuckDB COPY TO csv, then Postgres COPY FROM STDIN csv: ${seconds(best(bulk))}${runs(bulk)}`);
+  console.log(
+    `sqlload load (DuckDB → Postgres): ${seconds(b)} = ${(b.s / best(bulk)).toFixed(2)}x the bulk path, peak RSS ${b.rssMB.toFixed(0)} MB${runs(sqlload)}`,
+  );
+} finally {
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

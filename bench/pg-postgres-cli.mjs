@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// Postgres → Postgres through the built CLI (`sqlload load`, as a user runs it), `append` and
+// `delete_insert`, against a binary `COPY … TO STDOUT | COPY … FROM STDIN` pipe between the same
+// two servers' databases, best of N, interleaved (issue 15). bench/pg-throughput.mjs measures the
+// connector driven directly, and pgloader; this measures what a user pays, start-up included.
+//
+//   pnpm build && node bench/pg-postgres-cli.mjs [--rows 5000000] [--repeat 2] [--quick]
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  arg,
+  best,
+  binaryPipe,
+  buildOrders,
+  cli,
+  describeMachine,
+  hasFlag,
+  importBuilt,
+  peakRss,
+  runs,
+  seconds,
+  withClient,
+} from "./common.mjs";
+
+const quick = hasFlag("quick");
+const rows = arg("rows", quick ? 20_000 : 5_000_000);
+const repeat = arg("repeat", quick ? 1 : 2);
+const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
+
+async function cliLoad(src, dst, strategy) {
+  const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-pgpg-"));
+  writeFileSync(
+    join(dir, "sqlload.toml"),
+    `[target]\nconnector = "postgres"\nurl = "${dst}"\nschema = "raw"\n\n[sources.app]\nconnector = "postgres"\nurl = "${src}"\n\n` +
+      `[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\nwrite_strategy = "${strategy}"\n`,
+  );
+  try {
+    const run = await peakRss(process.execPath, [cli, "load"], dir);
+    const [{ count }] = await withClient(
+      dst,
+      async (c) => (await c.query("SELECT count(*)::int AS count FROM raw.app__orders")).rows,
+    );
+    if (count !== rows) throw new Error(`sqlload loaded ${count} rows, expected ${rows}`);
+    return run;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const server = await startPostgres();
+try {
+  const src = await createDatabase(server.url, "src");
+  await buildOrders(src, rows);
+  let n = 0;
+  const fresh = () => createDatabase(server.url, `dst_${n++}`);
+  const pipes = [];
+  const appends = [];
+  const deletes = [];
+  for (let i = 0; i < repeat; i++) {
+    pipes.push(await binaryPipe(src, await fresh()));
+    appends.push(await cliLoad(src, await fresh(), "append"));
+    deletes.push(await cliLoad(src, await fresh(), "delete_insert"));
+  }
+  const pipe = best(pipes);
+  console.log(describeMachine());
+  console.log(`${rows.toLocaleString("en")} rows of orders`);
+  console.log(`binary COPY TO STDOUT | COPY FROM STDIN pipe: ${seconds(pipe)}${runs(pipes)}`);
+  for (const [name, list] of [
+    ["append", appends],
+    ["delete_insert", deletes],
+  ]) {
+    const b = best(list);
+    console.log(
+      `sqlload load, ${name}: ${seconds(b)} = ${(b.s / pipe).toFixed(2)}x the pipe (goal <= 1.1x), CPU ${b.cpuS.toFixed(2)} s, peak RSS ${b.rssMB.toFixed(0)} MB${runs(list)}`,
+    );
+  }
+} finally {
+  await server.stop();
+}

@@ -1,0 +1,265 @@
+import type { DuckDBType } from "@duckdb/node-api";
+import type duckdb from "@duckdb/node-bindings";
+import type { ColumnVector } from "@sqlload/core";
+import { bindings, DuckDBTypeId } from "./duckdb-client.js";
+import { scaleDecimal } from "./duckdb-values.js";
+
+/**
+ * Writes rows `start .. start + rows` of a batch column into a DuckDB vector as whole blocks of
+ * memory: one `copy_data_to_vector` for the values and one for the validity mask, instead of one
+ * call (and often one value object) per row through the client's `setItem`. Fixed-width columns
+ * are copied straight from the batch's typed arrays; decimals are scaled into the integer width
+ * DuckDB stores them in without going through bigints; text is written into DuckDB's 16-byte
+ * string slots, inline when it fits 12 bytes, else one native call for that string.
+ *
+ * The layouts written here (little-endian fixed-width arrays, `duckdb_hugeint`, the inline form
+ * of `duckdb_string_t`, the validity bitmask) are those of DuckDB's C API header, which the
+ * client's own vectors also rely on. `@duckdb/node-api` and `@duckdb/node-bindings` are pinned to
+ * one version, and duckdb-column-copy.integration.test.ts reads back every layout written here,
+ * so an upgrade that changes one fails there first.
+ *
+ * Returns false, having written nothing, when the column is not one of those layouts (or its
+ * storage is not the typed array the batch contract names); the caller then fills the vector
+ * value by value.
+ */
+export function copyColumn(
+  vector: duckdb.Vector,
+  type: DuckDBType,
+  source: ColumnVector | undefined,
+  start: number,
+  rows: number,
+  fail: FailValue,
+): boolean {
+  if (!source) {
+    writeValidity(vector, undefined, start, rows, true);
+    return true;
+  }
+  const values = source.values as unknown;
+  switch (type.typeId) {
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.TIME:
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      if (!(values instanceof BigInt64Array)) return false;
+      copyTyped(vector, values, start, rows);
+      break;
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.DATE:
+      if (!(values instanceof Int32Array)) return false;
+      copyTyped(vector, values, start, rows);
+      break;
+    case DuckDBTypeId.DOUBLE:
+      if (!(values instanceof Float64Array)) return false;
+      copyTyped(vector, values, start, rows);
+      break;
+    case DuckDBTypeId.BOOLEAN:
+      if (!(values instanceof Uint8Array) || bindings.sizeof_bool !== 1) return false;
+      copyTyped(vector, values, start, rows);
+      break;
+    case DuckDBTypeId.VARCHAR:
+      if (!Array.isArray(values)) return false;
+      copyStrings(vector, values, source.nulls, start, rows);
+      break;
+    case DuckDBTypeId.DECIMAL:
+      if (!Array.isArray(values)) return false;
+      copyDecimals(vector, type as DecimalType, values, source.nulls, start, rows, fail);
+      break;
+    default:
+      return false;
+  }
+  writeValidity(vector, source.nulls, start, rows, false);
+  return true;
+}
+
+/** Reports a value that does not fit its column (row index within the batch, the cause); throws. */
+export type FailValue = (row: number, cause: Error) => never;
+
+interface DecimalType {
+  readonly width: number;
+  readonly scale: number;
+}
+
+function copyTyped(
+  vector: duckdb.Vector,
+  values: BigInt64Array | Int32Array | Float64Array | Uint8Array,
+  start: number,
+  rows: number,
+) {
+  const size = values.BYTES_PER_ELEMENT;
+  bindings.copy_data_to_vector(vector, 0, values.buffer as ArrayBuffer, values.byteOffset + start * size, rows * size);
+}
+
+/** The validity mask: one bit per row, set when the row is valid, in little-endian 64-bit words. */
+function writeValidity(vector: duckdb.Vector, nulls: Uint8Array | undefined, start: number, rows: number, allNull: boolean) {
+  let mask: Uint8Array | undefined;
+  if (allNull) mask = new Uint8Array(Math.ceil(rows / 64) * 8);
+  else if (nulls !== undefined) {
+    for (let i = 0; i < rows; i++) {
+      if (nulls[start + i] !== 1) continue;
+      if (!mask) mask = new Uint8Array(Math.ceil(rows / 64) * 8).fill(0xff);
+      (mask[i >> 3] as number) &= ~(1 << (i & 7));
+    }
+  }
+  if (!mask) return;
+  bindings.vector_ensure_validity_writable(vector);
+  bindings.copy_data_to_vector_validity(vector, 0, mask.buffer as ArrayBuffer, 0, mask.byteLength);
+}
+
+const SLOT = 16;
+const INLINE = 12;
+const slots = new Uint8Array(SLOT * bindings.vector_size());
+const slotWords = new DataView(slots.buffer);
+const encoder = new TextEncoder();
+const scratch = new Uint8Array(INLINE * 3);
+
+/**
+ * A string of at most 12 UTF-8 bytes lives inside its slot (length, then the bytes, zero padded:
+ * DuckDB compares slots word by word); a longer one needs DuckDB to own a copy, so it is assigned
+ * through the client after the slots are copied.
+ */
+function copyStrings(vector: duckdb.Vector, values: unknown[], nulls: Uint8Array | undefined, start: number, rows: number) {
+  slots.fill(0, 0, rows * SLOT);
+  let long: number[] | undefined;
+  for (let i = 0; i < rows; i++) {
+    const row = start + i;
+    if (nulls !== undefined && nulls[row] === 1) continue;
+    const raw = values[row];
+    const text = typeof raw === "string" ? raw : String(raw);
+    const length = inlineLength(text, i * SLOT);
+    if (length < 0) (long ??= []).push(i);
+    else slotWords.setUint32(i * SLOT, length, true);
+  }
+  bindings.copy_data_to_vector(vector, 0, slots.buffer as ArrayBuffer, 0, rows * SLOT);
+  if (long) {
+    for (const i of long) {
+      const raw = values[start + i];
+      bindings.vector_assign_string_element(vector, i, typeof raw === "string" ? raw : String(raw));
+    }
+  }
+}
+
+/** Writes `text` inline at `offset` and returns its byte length, or -1 when it does not fit inline. */
+function inlineLength(text: string, offset: number): number {
+  const n = text.length;
+  if (n > INLINE) return -1;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) break;
+    slots[offset + 4 + i] = c;
+  }
+  if (i === n) return n;
+  const { read, written } = encoder.encodeInto(text, scratch);
+  if (read < n || written > INLINE) {
+    slots.fill(0, offset + 4, offset + SLOT);
+    return -1;
+  }
+  slots.set(scratch.subarray(0, written), offset + 4);
+  return written;
+}
+
+// DuckDB stores DECIMAL(w, s) as a 16-, 32-, 64- or 128-bit integer by width.
+const decimals = new ArrayBuffer(16 * bindings.vector_size());
+const decimal16 = new Int16Array(decimals);
+const decimal32 = new Int32Array(decimals);
+const decimal64Low = new Uint32Array(decimals);
+const decimal128 = new BigInt64Array(decimals);
+const POW10 = Array.from({ length: 19 }, (_, i) => 10 ** i);
+/** Digits a double holds exactly (10^15 < 2^53): below this many, a scaled decimal needs no bigint. */
+const EXACT_DIGITS = 15;
+
+function copyDecimals(
+  vector: duckdb.Vector,
+  type: DecimalType,
+  values: unknown[],
+  nulls: Uint8Array | undefined,
+  start: number,
+  rows: number,
+  fail: FailValue,
+) {
+  const { width, scale } = type;
+  const bytes = width <= 4 ? 2 : width <= 9 ? 4 : width <= 18 ? 8 : 16;
+  // A value of at most 15 digits, which the double path takes, can only overflow a narrower column.
+  const limit = width <= EXACT_DIGITS ? (POW10[width] as number) : Number.POSITIVE_INFINITY;
+  const bigLimit = 10n ** BigInt(width);
+  for (let i = 0; i < rows; i++) {
+    const row = start + i;
+    let scaled = 0;
+    let big: bigint | undefined;
+    if (nulls === undefined || nulls[row] !== 1) {
+      const raw = values[row];
+      const text = typeof raw === "string" ? raw : String(raw);
+      scaled = scaleDecimalNumber(text, scale);
+      if (Number.isNaN(scaled)) {
+        big = scaleExact(text, scale, row, fail);
+        if (big >= bigLimit || big <= -bigLimit) fail(row, new RangeError(`${text} does not fit DECIMAL(${width},${scale})`));
+        scaled = 0;
+      } else if (scaled >= limit || scaled <= -limit) {
+        fail(row, new RangeError(`${text} does not fit DECIMAL(${width},${scale})`));
+      }
+    }
+    if (bytes === 2) decimal16[i] = big === undefined ? scaled : Number(big);
+    else if (bytes === 4) decimal32[i] = big === undefined ? scaled : Number(big);
+    else if (bytes === 8) {
+      if (big !== undefined) decimal128[i] = big;
+      else {
+        // Two 32-bit halves: the low one modulo 2^32, the high one (signed) by floor division.
+        decimal64Low[2 * i] = scaled;
+        decimal32[2 * i + 1] = Math.floor(scaled / 4294967296);
+      }
+    } else {
+      const value = big ?? BigInt(scaled);
+      decimal128[2 * i] = BigInt.asIntN(64, value);
+      decimal128[2 * i + 1] = value >> 64n;
+    }
+  }
+  bindings.copy_data_to_vector(vector, 0, decimals, 0, rows * bytes);
+}
+
+function scaleExact(text: string, scale: number, row: number, fail: FailValue): bigint {
+  try {
+    return scaleDecimal(text, scale);
+  } catch (cause) {
+    return fail(row, cause as Error);
+  }
+}
+
+/**
+ * `"-12.34"` at scale 2 → `-1234` as an exact double, or NaN when the text is not plain decimal
+ * digits or has more digits than a double holds exactly (the bigint path then decides).
+ */
+function scaleDecimalNumber(text: string, scale: number): number {
+  const n = text.length;
+  let i = 0;
+  let negative = false;
+  const first = text.charCodeAt(0);
+  if (first === 45 || first === 43) {
+    negative = first === 45;
+    i = 1;
+  }
+  let value = 0;
+  let digits = 0;
+  let fraction = -1;
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 && fraction < 0) {
+      fraction = 0;
+      continue;
+    }
+    if (c < 48 || c > 57) return Number.NaN;
+    if (fraction >= 0) {
+      if (fraction === scale) {
+        if (c !== 48) return Number.NaN; // rounding: refused on the bigint path, with its message
+        continue;
+      }
+      fraction++;
+    }
+    value = value * 10 + (c - 48);
+    if (++digits > EXACT_DIGITS) return Number.NaN;
+  }
+  if (digits === 0) return Number.NaN;
+  const pad = scale - Math.max(fraction, 0);
+  if (digits + pad > EXACT_DIGITS) return Number.NaN;
+  value *= POW10[pad] as number;
+  return negative ? -value : value;
+}
