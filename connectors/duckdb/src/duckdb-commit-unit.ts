@@ -1,4 +1,4 @@
-import { type DuckDBConnection, type DuckDBType, DuckDBTypeId, type DuckDBValue } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import {
   type Column,
   type CommitUnit,
@@ -12,6 +12,7 @@ import {
 } from "@sqlload/core";
 import { appendBatch, TableAppender } from "./duckdb-appender.js";
 import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
+import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
 import { duckdbRange } from "./duckdb-range.js";

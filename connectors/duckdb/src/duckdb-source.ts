@@ -1,4 +1,4 @@
-import { type DuckDBConnection, type DuckDBType, DuckDBTypeId } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
 import {
   type Column,
   CommitPoints,
@@ -18,6 +18,7 @@ import {
 } from "@sqlload/core";
 import { estimateBytes, streamBatches } from "./duckdb-batches.js";
 import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
+import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { findColumn, logicalTypeOf, qualifiedName, quoteIdent, readExpression } from "./duckdb-dialect.js";
 import { duckdbRange, type SqlCondition } from "./duckdb-range.js";
