@@ -133,6 +133,8 @@ export { cursorOrderBy, type RangeDialect, type RangePredicateOptions, rangePred
 export { appendRunLogRecord } from "./state/append-record.js";
 export { isJson, type Json } from "./state/json.js";
 export { type HistoryEntry, type LoggedPosition, loggedPosition } from "./state/logged-state.js";
+export { type PendingRollback, pendingRollback, rollbackRecord, runPosition } from "./state/rollback.js";
+export { type RunPositionFacts, type RunSummary, runHistory } from "./state/run-history.js";
 export {
   decodeRunLogRow,
   encodeRunLogRecord,

@@ -130,6 +130,14 @@ export const errorCodes = {
     title: "State is not JSON",
     hint: "Checkpoint and state values must be JSON: objects, arrays, strings, numbers, booleans or null.",
   },
+  SL503: {
+    title: "No such run to roll back to",
+    hint: "List the table's runs with `sqlload runs TABLE` and pass the id of one that loaded data.",
+  },
+  SL504: {
+    title: "Rollback would duplicate or cannot apply",
+    hint: "Under `append` the rows would be inserted again: pass `--allow-duplicates` to accept that, or delete them first.",
+  },
 
   SL900: { title: "Internal error", hint: "This is a bug in sqlload; please report it with the command you ran." },
 } as const satisfies Record<string, ErrorCodeInfo>;

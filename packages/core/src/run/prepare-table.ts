@@ -9,6 +9,8 @@ import { SqlloadError } from "../errors/sqlload-error.js";
 import { type PlanFlags, planTable, type TablePlan } from "../plan/plan-table.js";
 import type { Json } from "../state/json.js";
 import { type LoggedPosition, loggedPosition } from "../state/logged-state.js";
+import { pendingRollback } from "../state/rollback.js";
+import type { RunLogRow } from "../state/run-log.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
 
@@ -41,6 +43,8 @@ export async function prepareTable(args: {
   target: TargetConnection;
   flags: PlanFlags;
   now: Date;
+  /** Records planned as if already appended to the run log: `sqlload rollback` shows the next run's plan before it writes. */
+  pendingRecords?: readonly RunLogRow[] | undefined;
 }): Promise<PreparedTable> {
   const { table, source, target, flags, now } = args;
   const config = table.config;
@@ -61,9 +65,13 @@ export async function prepareTable(args: {
 
   const windowed = windowSize(settings) !== undefined;
   const targetMax = cursor && targetInfo ? await target.maxCursor(config.target, cursor.column, cursor.kind) : null;
-  // The run log is read once, for a windowed table's position and a logged table's state.
-  const position = (cursor && windowed) || info.loggedState ? loggedPosition(await target.readRunLog(config.target)) : undefined;
+  // The run log is read once, for a windowed table's position, a pending rollback and a logged table's state.
+  const readsLog = (cursor && (windowed || targetInfo)) || info.loggedState;
+  const position = readsLog
+    ? loggedPosition([...(await target.readRunLog(config.target)), ...(args.pendingRecords ?? [])])
+    : undefined;
   const loggedWindow = cursor && windowed && targetInfo && position ? lastWindow(position, cursor.kind) : undefined;
+  const rollback = cursor && targetInfo && position && !flags.reload ? pendingRollback(position.history, cursor.kind) : undefined;
   const logged =
     info.loggedState && position ? loggedStart(position, targetMax, flags.reload === true, cursor !== undefined) : undefined;
   let sourceMax: CursorValue | null | undefined;
@@ -86,6 +94,7 @@ export async function prepareTable(args: {
     orderedSource: source.capabilities.orderedReads && info.cursorIndexed === true,
     targetMax,
     loggedWindow,
+    rollback,
     sourceMax,
     flags,
     now,
@@ -157,7 +166,8 @@ function checkColumnsExist(settings: TableSettings, columns: readonly Column[] |
 function lastWindow(position: LoggedPosition, kind: CursorKind) {
   for (let i = position.history.length - 1; i >= 0; i--) {
     const entry = position.history[i]!;
-    if ("error" in entry || entry.record.event === "reset") return undefined;
+    // After a rollback the window position is the rollback's (see pendingRollback).
+    if ("error" in entry || entry.record.event === "reset" || entry.record.event === "rollback") return undefined;
     if (entry.record.event !== "run") continue;
     const { windowEnd, cursor } = entry.record;
     return windowEnd && windowEnd.kind === kind ? { windowEnd, cursor: cursor ?? null } : undefined;
