@@ -91,6 +91,7 @@ export {
   textCursor,
   timestampCursor,
 } from "./cursor/cursor-value.js";
+export { LINGUISTIC_SAMPLE, linguisticOrderWarning } from "./cursor/linguistic-order.js";
 export { type ErrorCode, type ErrorCodeInfo, errorCodes } from "./errors/codes.js";
 export {
   asSqlloadError,
