@@ -1,59 +1,9 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { createDatabase, type PostgresInstance, startPostgres } from "@sqlload/testing";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TestProject } from "./project.js";
+import { describe, expect, it } from "vitest";
+import type { TestProject } from "./project.js";
+import { duckdbAndPostgres } from "./targets.js";
 
 // SPEC §13: `sqlload runs` and `sqlload rollback`, through the built CLI, into DuckDB and Postgres.
-let server: PostgresInstance;
-let databases = 0;
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
-interface Target {
-  readonly name: string;
-  /** A project on this target. */
-  project(tables: ConstructorParameters<typeof TestProject>[0], toml: string): Promise<TestProject>;
-  query(p: TestProject, sql: string): Promise<Record<string, unknown>[]>;
-}
-
-const pgUrls = new WeakMap<TestProject, string>();
-
-const targets: Target[] = [
-  {
-    name: "duckdb",
-    project: async (tables, toml) => new TestProject(tables, toml),
-    query: (p, sql) => p.query(sql),
-  },
-  {
-    name: "postgres",
-    project: async (tables, toml) => {
-      const p = new TestProject(tables, toml);
-      const url = await createDatabase(server.url, `rb${databases++}`);
-      const file = join(p.dir, "sqlload.toml");
-      writeFileSync(
-        file,
-        readFileSync(file, "utf8").replace('connector = "duckdb"\npath = "w.duckdb"', `connector = "postgres"\nurl = "${url}"`),
-      );
-      pgUrls.set(p, url);
-      return p;
-    },
-    query: async (p, sql) => {
-      const client = new pg.Client({ connectionString: pgUrls.get(p) });
-      await client.connect();
-      try {
-        return (await client.query(sql)).rows;
-      } finally {
-        await client.end();
-      }
-    },
-  },
-];
+const targets = duckdbAndPostgres();
 
 const ids = { id: "bigint not null", v: "text" };
 

@@ -10,7 +10,7 @@ import type { ResolvedTable } from "./postgres-source.js";
  */
 export async function keyOrderWarning(db: Queryable, table: ResolvedTable): Promise<string | undefined> {
   const cursor = table.cursor;
-  if (!cursor || cursor.kind !== "text" || cursor.expression === quoteIdent(cursor.column.name)) return undefined;
+  if (cursor?.kind !== "text" || cursor.expression === quoteIdent(cursor.column.name)) return undefined;
   const name = quoteIdent(cursor.column.name);
   const value = cursor.column.textLike ? name : `${name}::text`;
   const result = await db.query<{ key: string }>(

@@ -1,6 +1,7 @@
 export { type Duration, describeDuration, parseDuration } from "./config/duration.js";
 export { connectorNames, findProjectFile, type LoadConfigOptions, loadConfig, PROJECT_FILE } from "./config/load-config.js";
 export type { ProjectConfig, SourceConfig, TableConfig, TargetConfig } from "./config/project-config.js";
+export { parseRateLimit, type RateLimit } from "./config/rate-limit.js";
 export { camelCase, type SettingSpec, snakeCase, tableSettingSpecs, writeStrategies } from "./config/schema.js";
 export { closest, didYouMean } from "./config/suggest.js";
 export { checkCombinations, type TableSettings, validateTableSettings } from "./config/table-settings.js";
@@ -117,9 +118,11 @@ export { type ReadStart, readStart, type StartReason } from "./plan/read-start.j
 export { batchLine, cursorLine, planToJSON, renderPlanTree } from "./plan/render-plan.js";
 export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
+export { type Pacing, pacedSource, pacingFor, RunPacing } from "./run/paced-source.js";
 export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";
 export { type ConnectorLookup, ProjectSession, type ProjectTable } from "./run/project-session.js";
 export { keepInRange } from "./run/range-filter.js";
+export { pause, RateLimiter } from "./run/rate-limiter.js";
 export {
   failedResult,
   type LoadOptions,

@@ -1,3 +1,4 @@
+import type { RateLimit } from "../config/rate-limit.js";
 import { type TableSettings, windowSize } from "../config/table-settings.js";
 import type { Column } from "../connector/logical-types.js";
 import type { SourceConnection, SourceTableInfo, SourceTableRequest } from "../connector/source.js";
@@ -31,6 +32,8 @@ export interface PreparedTable {
   readonly info: SourceTableInfo;
   readonly targetColumns: readonly Column[] | undefined;
   readonly source: SourceConnection;
+  /** The table's own `rate_limit` (file or TypeScript options); its source's applies otherwise. */
+  readonly rateLimit?: RateLimit | undefined;
 }
 
 /**
@@ -100,7 +103,16 @@ export async function prepareTable(args: {
     now,
     commitModel: target.capabilities.commitModel,
   });
-  return { table, plan, request, info: { ...info, settings: undefined }, targetColumns, source, logged };
+  return {
+    table,
+    plan,
+    request,
+    info: { ...info, settings: undefined },
+    targetColumns,
+    source,
+    logged,
+    rateLimit: settings.rateLimit,
+  };
 }
 
 function resolveCursor(
