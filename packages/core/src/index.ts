@@ -116,6 +116,16 @@ export { CHUNK_BYTES, type CommitMode, commitMode } from "./plan/commit-mode.js"
 export { type EndReason, type PlanFlags, type PlanInput, planTable, type TablePlan } from "./plan/plan-table.js";
 export { type ReadStart, readStart, type StartReason } from "./plan/read-start.js";
 export { batchLine, cursorLine, planToJSON, renderPlanTree } from "./plan/render-plan.js";
+export {
+  checkSchemaChange,
+  holds,
+  isEmptyChange,
+  type SchemaChange,
+  schemaChange,
+  schemaChangeNotes,
+  type TypeChange,
+  typeChange,
+} from "./plan/schema-change.js";
 export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
 export { type Pacing, pacedSource, pacingFor, RunPacing } from "./run/paced-source.js";

@@ -51,6 +51,13 @@ export const tableSettingSpecs: readonly SettingSpec[] = [
   { key: "max_windows_per_run", type: "integer", description: "With `batch_size`: commit at most this many windows per run." },
   { key: "columns", type: "string[]", description: "Columns to read; default all." },
   {
+    key: "on_schema_change",
+    type: "string",
+    values: ["evolve", "fail"],
+    description:
+      '`"evolve"` (default): apply source changes that lose nothing (new columns, widened types) before loading; `"fail"`: refuse any change (a contract).',
+  },
+  {
     key: "rate_limit",
     type: "rate",
     description:

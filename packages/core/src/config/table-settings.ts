@@ -24,6 +24,7 @@ export interface TableSettings {
   readonly maxWindowsPerRun?: number | undefined;
   readonly columns?: readonly string[] | undefined;
   readonly rateLimit?: RateLimit | undefined;
+  readonly onSchemaChange?: "evolve" | "fail" | undefined;
 }
 
 /** The window size of a table with `batch_size`; undefined without one or with `"none"`. */

@@ -107,6 +107,14 @@ export const errorCodes = {
     hint: "The service did not answer in time; run again, or raise the connection's timeout.",
     retryable: true,
   },
+  SL312: {
+    title: "Source column changed type in a way that loses data",
+    hint: "Rebuild the table with the new type: `sqlload load TABLE --reload`; or cast the column in the source.",
+  },
+  SL313: {
+    title: 'Source schema changed under on_schema_change = "fail"',
+    hint: 'Update the contract and set on_schema_change = "evolve" for a run, or rebuild with `--reload`.',
+  },
 
   SL400: { title: "Connector not installed", hint: "Install it beside sqlload, e.g. `npm i -D @sqlload/connector-NAME`." },
   SL401: { title: "Connector cannot be a source", hint: "Use a connector that reads, or make this the target." },

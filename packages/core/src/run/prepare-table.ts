@@ -8,6 +8,7 @@ import { type CursorKind, cursorKindOf } from "../cursor/cursor-kind.js";
 import { type CursorValue, cursorEquals, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import { type PlanFlags, planTable, type TablePlan } from "../plan/plan-table.js";
+import { checkSchemaChange, schemaChange, schemaChangeNotes } from "../plan/schema-change.js";
 import type { Json } from "../state/json.js";
 import { type LoggedPosition, loggedPosition } from "../state/logged-state.js";
 import { pendingRollback } from "../state/rollback.js";
@@ -65,6 +66,7 @@ export async function prepareTable(args: {
   const targetColumns = targetInfo?.columns;
   const cursor = settings.cursorColumn ? resolveCursor(settings, info, targetColumns, name) : undefined;
   checkColumnsExist(settings, info.columns, name);
+  const schemaNotes = evolveSchema(settings, info.columns, targetColumns, flags.reload === true, name);
 
   const windowed = windowSize(settings) !== undefined;
   const targetMax = cursor && targetInfo ? await target.maxCursor(config.target, cursor.column, cursor.kind) : null;
@@ -93,7 +95,7 @@ export async function prepareTable(args: {
     target: config.target,
     settings,
     cursor,
-    sourceNotes: info.notes,
+    sourceNotes: [...(info.notes ?? []), ...schemaNotes],
     orderedSource: source.capabilities.orderedReads && info.cursorIndexed === true,
     targetMax,
     loggedWindow,
@@ -113,6 +115,28 @@ export async function prepareTable(args: {
     logged,
     rateLimit: settings.rateLimit,
   };
+}
+
+/**
+ * Source schema changes against the existing target table, checked before anything connects to
+ * write: lossy ones (and any under on_schema_change = "fail") refuse the table; the others are
+ * shown, and the target applies them when it prepares the table. A rebuilt table takes any schema.
+ */
+function evolveSchema(
+  settings: TableSettings,
+  sourceColumns: readonly Column[] | undefined,
+  targetColumns: readonly Column[] | undefined,
+  reload: boolean,
+  table: string,
+): string[] {
+  const strategy = settings.writeStrategy ?? (settings.cursorColumn ? "delete_insert" : "replace");
+  if (reload || strategy === "replace") return [];
+  const read =
+    settings.columns && sourceColumns ? sourceColumns.filter((c) => settings.columns!.includes(c.name)) : sourceColumns;
+  const change = schemaChange(targetColumns, read);
+  if (!change) return [];
+  checkSchemaChange(change, table, settings.onSchemaChange ?? "evolve");
+  return schemaChangeNotes(change);
 }
 
 function resolveCursor(
