@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TestProject } from "./project.js";
 import { duckdbAndPostgres } from "./targets.js";
@@ -148,5 +150,54 @@ describe.each(targets)("runs and rollback into $name", (target) => {
     await p.ok("load");
     const rows = await target.query(p, "select id::int as id from raw.src__t order by id");
     expect(rows.map((r) => r.id)).toEqual([1, 2, 3, 3]);
+  });
+});
+
+/** A logged table: ctx.state is the next page to read; each page's rows are checkpointed with it. */
+const LOGGED_MODULE = `import { appendFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { checkpoint, source, type Context } from "sqlload";
+
+const src = source("src");
+
+export const pages = src.table(
+  { name: "pages", writeStrategy: "merge", primaryKey: ["id"], state: "logged", columns: { id: "bigint not null", v: "text" } },
+  async function* (ctx: Context<number>) {
+    appendFileSync(join(process.cwd(), "starts.log"), JSON.stringify(ctx.state ?? null) + "\\n");
+    const all: { id: number; v: string }[][] = JSON.parse(readFileSync(join(process.cwd(), "data", "pages.json"), "utf8"));
+    for (let p = ctx.state ?? 0; p < all.length; p++) {
+      yield all[p]!;
+      yield checkpoint(p + 1);
+    }
+  },
+);
+`;
+
+describe.each(targets)("rollback of a logged table into $name", (target) => {
+  it("sets the state the run left, so the next run re-reads from there", async () => {
+    const p = await target.project({ t: { columns: ids } }, "");
+    writeFileSync(join(p.dir, "src.ts"), LOGGED_MODULE);
+    const pages = (v: string) => [[{ id: 1, v }], [{ id: 2, v }], [{ id: 3, v }]];
+    writeFileSync(join(p.dir, "data", "pages.json"), JSON.stringify(pages("a").slice(0, 2)));
+    await p.ok("load", "src__pages");
+    writeFileSync(join(p.dir, "data", "pages.json"), JSON.stringify(pages("a")));
+    await p.ok("load", "src__pages");
+    const runs = await runsOf(p, "src__pages");
+    expect(runs[0]!.after).toMatchObject({ state: 3 });
+    expect(runs[1]!.after).toMatchObject({ state: 2 });
+    const dry = await p.run("rollback", "src__pages", "--to-run", runs[1]!.runId);
+    expect(dry.stdout).toContain("state 2 (ctx.state the table function starts from)");
+    expect(dry.stdout).toContain("merge upserts the rows read on id");
+    await p.ok("rollback", "src__pages", "--to-run", runs[1]!.runId, "--yes");
+    // Upstream fixed page 2 (the third page): the re-read replaces it, nothing is duplicated.
+    writeFileSync(join(p.dir, "data", "pages.json"), JSON.stringify([...pages("a").slice(0, 2), [{ id: 3, v: "fixed" }]]));
+    await p.ok("load", "src__pages");
+    expect(readFileSync(join(p.dir, "starts.log"), "utf8").trim().split("\n")).toEqual(["null", "2", "2"]);
+    const rows = await target.query(p, "select id::int as id, v from raw.src__pages order by id");
+    expect(rows).toEqual([
+      { id: 1, v: "a" },
+      { id: 2, v: "a" },
+      { id: 3, v: "fixed" },
+    ]);
   });
 });
