@@ -1,20 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createDatabase, type PostgresInstance, startPostgres } from "@sqlload/testing";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sqlload, tempDir } from "./cli.js";
+import { postgresDatabases } from "./targets.js";
 
 // The linguistic-order warning: a Postgres text cursor whose keys rise only under the column's
 // collation, planned into a DuckDB and a Postgres target through the built CLI.
-let server: PostgresInstance;
-let databases = 0;
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const database = postgresDatabases("lo");
 
 async function sql(url: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
@@ -27,13 +20,11 @@ async function sql(url: string, text: string): Promise<void> {
 }
 
 async function project(keys: readonly string[], collation: string, target: "duckdb" | "postgres") {
-  const source = await createDatabase(server.url, `lo${databases++}`);
+  const source = await database();
   await sql(source, `create table public.items (code text collate "${collation}" not null, n int)`);
   await sql(source, `insert into public.items values ${keys.map((k, i) => `('${k}', ${i})`).join(", ")}`);
   const targetToml =
-    target === "duckdb"
-      ? `[target]\npath = "w.duckdb"\n`
-      : `[target]\nconnector = "postgres"\nurl = "${await createDatabase(server.url, `lo${databases++}`)}"\n`;
+    target === "duckdb" ? `[target]\npath = "w.duckdb"\n` : `[target]\nconnector = "postgres"\nurl = "${await database()}"\n`;
   const dir = tempDir("sqlload-lo-");
   writeFileSync(
     join(dir, "sqlload.toml"),

@@ -13,10 +13,10 @@ export interface Target {
 }
 
 /**
- * The embedded DuckDB target and a Postgres target (a throwaway server for the test file, one
- * database per project), for tests that must hold on both.
+ * A throwaway Postgres server for the test file (started before its tests, stopped after), and a
+ * function that creates a new database on it and returns its URL.
  */
-export function duckdbAndPostgres(): Target[] {
+export function postgresDatabases(prefix: string): () => Promise<string> {
   let server: PostgresInstance;
   let databases = 0;
   beforeAll(async () => {
@@ -25,6 +25,15 @@ export function duckdbAndPostgres(): Target[] {
   afterAll(async () => {
     await server?.stop();
   });
+  return () => createDatabase(server.url, `${prefix}${databases++}`);
+}
+
+/**
+ * The embedded DuckDB target and a Postgres target (a throwaway server for the test file, one
+ * database per project), for tests that must hold on both.
+ */
+export function duckdbAndPostgres(): Target[] {
+  const database = postgresDatabases("t");
   const urls = new WeakMap<TestProject, string>();
   return [
     { name: "duckdb", project: async (tables, toml) => new TestProject(tables, toml), query: (p, sql) => p.query(sql) },
@@ -32,7 +41,7 @@ export function duckdbAndPostgres(): Target[] {
       name: "postgres",
       project: async (tables, toml) => {
         const p = new TestProject(tables, toml);
-        const url = await createDatabase(server.url, `t${databases++}`);
+        const url = await database();
         const file = join(p.dir, "sqlload.toml");
         writeFileSync(
           file,
