@@ -8,6 +8,7 @@ import {
   defaultTargetCapabilities,
   formatLogicalType,
   formatTargetTable,
+  holds,
   type RunLogRow,
   SqlloadError,
   type TargetCapabilities,
@@ -129,16 +130,22 @@ export class ClickHouseTarget implements TargetConnection {
         const name = quoteIdent(column.name);
         if (!found) {
           statements.push(`ALTER TABLE ${qualifiedTable(ref)} ADD COLUMN ${name} ${planned({ ...column, nullable: true })}`);
-        } else if (!fitsColumn(found.type, column.type)) {
+        } else if (fitsColumn(found.type, column.type)) {
+          if (column.nullable && !found.nullable && column.type.kind !== "list" && !key.has(found.name)) {
+            // A sorting-key column stays as it is (changing it means rewriting the table); a NULL
+            // sent to it fails the write instead of becoming 0.
+            statements.push(`ALTER TABLE ${qualifiedTable(ref)} MODIFY COLUMN ${name} ${nullableOf(found.type)}`);
+          }
+        } else if (holds(column.type, logicalTypeOf(found.type)) && !key.has(found.name)) {
+          // A widening that loses nothing: ClickHouse converts the column's parts (a mutation).
+          const nullable = found.nullable || column.nullable;
+          statements.push(`ALTER TABLE ${qualifiedTable(ref)} MODIFY COLUMN ${name} ${planned({ ...column, nullable })}`);
+        } else {
           throw new SqlloadError(
             "SL302",
             `table ${label} column "${found.name}" changed type from ${formatLogicalType(logicalTypeOf(found.type))} to ${formatLogicalType(column.type)} (the ClickHouse column is ${found.type}, which cannot hold ${clickhouseTypeSql(column.type)} values)`,
             { table: label },
           );
-        } else if (column.nullable && !found.nullable && column.type.kind !== "list" && !key.has(found.name)) {
-          // A sorting-key column stays as it is (changing it means rewriting the table); a NULL
-          // sent to it fails the write instead of becoming 0.
-          statements.push(`ALTER TABLE ${qualifiedTable(ref)} MODIFY COLUMN ${name} ${nullableOf(found.type)}`);
         }
       }
       for (const sql of statements) await this.session.command(sql);

@@ -8,6 +8,7 @@ import {
   defaultTargetCapabilities,
   formatLogicalType,
   formatTargetTable,
+  holds,
   type RunLogRow,
   SqlloadError,
   type TargetCapabilities,
@@ -18,7 +19,15 @@ import {
 import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import { beginCommitUnit } from "./duckdb-commit-unit.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
-import { duckdbTypeSql, findColumn, fitsColumn, logicalTypeOf, qualifiedTable, quoteIdent } from "./duckdb-dialect.js";
+import {
+  duckdbTypeSql,
+  findColumn,
+  fitsColumn,
+  isCanonical,
+  logicalTypeOf,
+  qualifiedTable,
+  quoteIdent,
+} from "./duckdb-dialect.js";
 import { selectRunLog } from "./duckdb-run-log.js";
 import { cursorFromDuckDB } from "./duckdb-values.js";
 import { wrapDuckDBError } from "./errors.js";
@@ -140,7 +149,7 @@ function createStatements(ref: TargetTableRef, columns: readonly Column[]): stri
   return [`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`, `CREATE TABLE ${qualifiedTable(ref)} (${defs})`];
 }
 
-/** ADD COLUMN for each new column; throws SL302 before any change when an existing one cannot take the new type. */
+/** ADD COLUMN for each new column, ALTER … SET DATA TYPE for each lossless widening; throws SL302 before any change when an existing one cannot take the new type. */
 function evolveStatements(ref: TargetTableRef, existing: readonly RelationColumn[], columns: readonly Column[]): string[] {
   const label = formatTargetTable(ref);
   const statements: string[] = [];
@@ -148,7 +157,14 @@ function evolveStatements(ref: TargetTableRef, existing: readonly RelationColumn
     const found = findColumn(existing, column.name);
     if (!found) {
       statements.push(`ALTER TABLE ${qualifiedTable(ref)} ADD COLUMN ${quoteIdent(column.name)} ${duckdbTypeSql(column.type)}`);
-    } else if (!fitsColumn(found.type, column.type)) {
+    } else if (fitsColumn(found.type, column.type)) {
+      // The column holds the new values as it is.
+    } else if (holds(column.type, logicalTypeOf(found.type)) && isCanonical(found.type)) {
+      // A widening that loses nothing: DuckDB converts the stored values in place, in this transaction.
+      statements.push(
+        `ALTER TABLE ${qualifiedTable(ref)} ALTER COLUMN ${quoteIdent(column.name)} SET DATA TYPE ${duckdbTypeSql(column.type)}`,
+      );
+    } else {
       throw new SqlloadError(
         "SL302",
         `table ${label} column "${found.name}" changed type from ${formatLogicalType(logicalTypeOf(found.type))} to ${formatLogicalType(column.type)} (the DuckDB column is ${found.type.toString()}, which cannot hold ${duckdbTypeSql(column.type)} values)`,

@@ -174,7 +174,7 @@ describe("ensureTable and describeTable", () => {
     expect(await target.ensureTable(wide, [decimal], {})).toEqual([col("d", t("text"))]);
   });
 
-  it("accepts widening (int to bigint, float to double, narrower decimals, timestamp zones) and refuses narrowing", async () => {
+  it("takes narrower types as they are, widens the column for a wider decimal, and refuses what loses data", async () => {
     const r = ref();
     await target.ensureTable(
       r,
@@ -199,13 +199,15 @@ describe("ensureTable and describeTable", () => {
       {},
     );
     for (const [name, type] of [
-      ["d", { kind: "decimal", precision: 12, scale: 2 }],
       ["d", { kind: "decimal", precision: 10, scale: 3 }],
       ["i", t("float64")],
       ["f", t("int64")],
     ] as const) {
       await expect(target.ensureTable(r, [col(name, type)], {})).rejects.toMatchObject({ code: "SL302" });
     }
+    // A source decimal with more room holds every value the column has: the column widens.
+    const widened = await target.ensureTable(r, [col("d", { kind: "decimal", precision: 12, scale: 2 })], {});
+    expect(widened.find((c) => c.name === "d")?.type).toEqual({ kind: "decimal", precision: 12, scale: 2 });
   });
 });
 

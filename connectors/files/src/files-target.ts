@@ -10,6 +10,7 @@ import {
   defaultTargetCapabilities,
   formatLogicalType,
   formatTargetTable,
+  holds,
   maxCursor,
   type RunLogRow,
   SqlloadError,
@@ -265,6 +266,12 @@ function evolve(label: string, existing: readonly Column[], incoming: readonly C
       column.type.scale <= old.type.scale &&
       column.type.precision - column.type.scale <= old.type.precision - old.type.scale
     ) {
+      continue;
+    }
+    // Other lossless widenings (decimal precision or scale up, int → decimal, date → timestamp):
+    // older files keep their type, and reads cast them to the manifest's.
+    if (holds(column.type, old.type)) {
+      next[i] = { ...old, type: column.type };
       continue;
     }
     throw new SqlloadError("SL302", `table ${label} column "${old.name}" changed type from ${a} to ${b}`, { table: label });

@@ -22,6 +22,7 @@ import {
   quoteIdent,
   sortsByCodePoint,
 } from "./postgres-dialect.js";
+import { keyOrderWarning } from "./postgres-key-order.js";
 import { PostgresTableReader } from "./postgres-reader.js";
 
 /** A source table resolved against the catalog: what to select and how to compare its cursor. */
@@ -156,12 +157,13 @@ export class PostgresSource implements SourceConnection {
     });
     try {
       const resolved = await resolveTable(client, request, this.name);
+      const keyOrder = await keyOrderWarning(client, resolved);
       return {
         columns: resolved.columns.map(plainColumn),
         cursorKind: resolved.cursor?.kind,
         cursorNullable: resolved.cursor?.column.nullable,
         cursorIndexed: resolved.cursor?.indexed,
-        notes: resolved.notes,
+        notes: keyOrder ? [...resolved.notes, keyOrder] : resolved.notes,
       };
     } catch (error) {
       throw toSqlloadError(error, this.context(`describing ${request.table.key}`, request.table.key));

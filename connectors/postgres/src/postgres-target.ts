@@ -9,6 +9,7 @@ import {
   defaultTargetCapabilities,
   formatLogicalType,
   formatTargetTable,
+  holds,
   type RunLogRow,
   SqlloadError,
   type TargetCapabilities,
@@ -107,8 +108,8 @@ export class PostgresTarget implements TargetConnection {
   /**
    * Creates the schema and table, or adds the columns the table lacks. Every column is created
    * nullable, so a source column that later allows NULL, or one the source drops, never blocks a
-   * load. Existing columns keep their type when the new one fits in it (int32 into bigint);
-   * otherwise SL302, before anything changes. DDL of one schema is serialized across runs.
+   * load. Existing columns keep their type when the new one fits in it (int32 into bigint), widen
+   * when it holds theirs without loss (int32 column, int64 source); otherwise SL302, before anything changes. DDL of one schema is serialized across runs.
    */
   async ensureTable(
     ref: TargetTableRef,
@@ -126,9 +127,11 @@ export class PostgresTarget implements TargetConnection {
           await client.query(`CREATE TABLE ${qualifiedName(ref)} (${columnDefinitions(columns)})`);
         } else {
           const byName = new Map(existing.map((c) => [c.name, c]));
+          const widen: Column[] = [];
           for (const column of columns) {
             const current = byName.get(column.name);
-            if (current && !fitsInto(column.type, current)) {
+            if (current && !fitsInto(column.type, current) && holds(column.type, current.type)) widen.push(column);
+            else if (current && !fitsInto(column.type, current)) {
               throw new SqlloadError(
                 "SL302",
                 `column "${column.name}" of ${display} is ${current.declared} (${formatLogicalType(current.type)}) in the target, ` +
@@ -136,6 +139,12 @@ export class PostgresTarget implements TargetConnection {
                 { table: display },
               );
             }
+          }
+          // A widening that loses nothing: Postgres rewrites the column in this transaction.
+          for (const column of widen) {
+            const name = quoteIdent(column.name);
+            const type = pgTypeFor(column.type);
+            await client.query(`ALTER TABLE ${qualifiedName(ref)} ALTER COLUMN ${name} TYPE ${type} USING ${name}::${type}`);
           }
           for (const column of columns) {
             if (byName.has(column.name)) continue;

@@ -95,16 +95,23 @@ describe("ensureTable", () => {
     ]);
   });
 
-  it("throws SL302 naming table, column, old and new type on an incompatible change, changing nothing", async () => {
+  it("throws SL302 naming table, column, old and new type on a change that is no widening, changing nothing", async () => {
     const error = await target
-      .ensureTable(ref, [col("id", T("int64")), col("name", T("text")), col("extra", T("date"))], {})
+      .ensureTable(ref, [col("id", T("date")), col("name", T("text")), col("extra", T("date"))], {})
       .catch((e) => e);
     expect(isSqlloadError(error) && error.code).toBe("SL302");
-    expect(error.message).toContain(
-      'column "id" of evolve.app__t is integer (int32) in the target, but the source now has int64',
-    );
+    expect(error.message).toContain('column "id" of evolve.app__t is integer (int32) in the target, but the source now has date');
     const after = await target.describeTable(ref);
     expect(after?.columns.map((c) => c.name)).toEqual(["id", "name", "score"]);
+  });
+
+  it("widens a column in place when the source's type holds its values (int32 → int64)", async () => {
+    const columns = await target.ensureTable(ref, [col("id", T("int64")), col("score", T("float64"))], {});
+    expect(columns.find((c) => c.name === "id")?.type.kind).toBe("int64");
+    const { rows } = await sql.query(
+      "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'evolve.app__t'::regclass AND attname = 'id'",
+    );
+    expect(rows).toEqual([{ t: "bigint" }]);
   });
 });
 

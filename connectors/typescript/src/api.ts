@@ -29,6 +29,11 @@ export interface Context<S = Json> {
   readonly window: { readonly index: number; readonly count: number } | undefined;
   /** Aborted when the run is interrupted: pass it to fetch() and stop early. */
   readonly signal: AbortSignal;
+  /**
+   * Await before each request to a paced API: resolves when `rateLimit.requestsPerSecond` (the
+   * table's, else its source's) lets the next request go. Resolves at once when no limit is set.
+   */
+  pace(): Promise<void>;
 }
 
 /** A row: an object keyed by column name. */
@@ -59,6 +64,8 @@ export interface TableOptions {
   readonly appendCursorInclusive?: boolean;
   readonly batchSize?: string | number | bigint;
   readonly maxWindowsPerRun?: number;
+  /** Pace reads within a run: rows per second, and requests per second announced by `await ctx.pace()`. */
+  readonly rateLimit?: { readonly rowsPerSecond?: number; readonly requestsPerSecond?: number };
 }
 
 export interface TableDefinition<S = Json> {

@@ -41,6 +41,7 @@ export class TypeScriptReader implements SourceTableReader {
       range: { from: request.range.from, fromInclusive: request.range.fromInclusive !== false, to: request.range.to },
       window: request.window,
       signal: request.signal,
+      pace: request.pace ?? (() => Promise.resolve()),
     };
     let builder: RecordBatchBuilder | undefined = this.columns ? new RecordBatchBuilder(this.columns, BATCH_ROWS) : undefined;
     let sample: Record<string, unknown>[] | undefined = this.columns ? undefined : [];

@@ -1,6 +1,7 @@
 export { type Duration, describeDuration, parseDuration } from "./config/duration.js";
 export { connectorNames, findProjectFile, type LoadConfigOptions, loadConfig, PROJECT_FILE } from "./config/load-config.js";
 export type { ProjectConfig, SourceConfig, TableConfig, TargetConfig } from "./config/project-config.js";
+export { parseRateLimit, type RateLimit } from "./config/rate-limit.js";
 export { camelCase, type SettingSpec, snakeCase, tableSettingSpecs, writeStrategies } from "./config/schema.js";
 export { closest, didYouMean } from "./config/suggest.js";
 export { checkCombinations, type TableSettings, validateTableSettings } from "./config/table-settings.js";
@@ -103,6 +104,7 @@ export {
   textCursor,
   timestampCursor,
 } from "./cursor/cursor-value.js";
+export { LINGUISTIC_SAMPLE, linguisticOrderWarning } from "./cursor/linguistic-order.js";
 export { type ErrorCategory, type ErrorCode, type ErrorCodeInfo, errorCategory, errorCodes } from "./errors/codes.js";
 export {
   asSqlloadError,
@@ -127,12 +129,24 @@ export { CHUNK_BYTES, type CommitMode, commitMode } from "./plan/commit-mode.js"
 export { type EndReason, type PlanFlags, type PlanInput, planTable, type TablePlan } from "./plan/plan-table.js";
 export { type ReadStart, readStart, type StartReason } from "./plan/read-start.js";
 export { batchLine, cursorLine, planToJSON, renderPlanTree } from "./plan/render-plan.js";
+export {
+  checkSchemaChange,
+  holds,
+  isEmptyChange,
+  type SchemaChange,
+  schemaChange,
+  schemaChangeNotes,
+  type TypeChange,
+  typeChange,
+} from "./plan/schema-change.js";
 export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
 export { CommitPoints } from "./run/commit-points.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
+export { type Pacing, pacedSource, pacingFor, RunPacing } from "./run/paced-source.js";
 export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";
 export { type ConnectorLookup, ProjectSession, type ProjectTable } from "./run/project-session.js";
 export { inCursorRange, keepInRange, overlapsCursorRange, spanInCursorRange } from "./run/range-filter.js";
+export { pause, RateLimiter } from "./run/rate-limiter.js";
 export {
   failedResult,
   type LoadOptions,
@@ -147,6 +161,8 @@ export { cursorOrderBy, type RangeDialect, type RangePredicateOptions, rangePred
 export { appendRunLogRecord } from "./state/append-record.js";
 export { isJson, type Json } from "./state/json.js";
 export { type HistoryEntry, type LoggedPosition, loggedPosition } from "./state/logged-state.js";
+export { type PendingRollback, pendingRollback, rollbackRecord, runPosition } from "./state/rollback.js";
+export { type RunPositionFacts, type RunSummary, runHistory } from "./state/run-history.js";
 export {
   decodeRunLogRow,
   encodeRunLogRecord,

@@ -4,8 +4,11 @@ import {
   eventToJSON,
   type LoadResult,
   loadProject,
+  parseDuration,
+  pause,
   planProject,
   type RunEvent,
+  SqlloadError,
   type TableResult,
 } from "@sqlload/core";
 import { checkRangeFlags, readFlags } from "../cursor-flags.js";
@@ -30,6 +33,8 @@ Bounded backfills: with batch_size and max_windows_per_run (or --max-windows), e
 
 Every run writes .sqlload/run_results.json beside sqlload.toml with each table's rows, positions and caughtUp, so a scheduler can run again while any table says "caughtUp": false. --log-format json prints one JSON object per line instead of text (see docs/run-output.md).
 
+Pacing: rate_limit on a source or table ({ rows_per_second = 1000, requests_per_second = 2 }; requests are those a TypeScript table announces with \`await ctx.pace()\`) is enforced within the run; a table that waits reports it (a "rate limited" hint, or a rate_limited JSON event). --pause 30s waits between --until-caught-up passes.
+
 Ctrl-C rolls back the window in flight, starts nothing more and exits 130; a second Ctrl-C stops at once.
 
 Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-caught-up stopped at --max-runs before catching up; 75 a table was skipped for a retryable reason (another run holds its lock, the target refused a connection); 130 interrupted.`;
@@ -39,6 +44,7 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     "<%= config.bin %> load app --start-cursor 2026-10-01 --end-cursor 2026-10-08",
     "<%= config.bin %> load --reload shop__orders",
     "<%= config.bin %> load app__orders --max-windows 4 --until-caught-up",
+    "<%= config.bin %> load app__orders --max-windows 4 --until-caught-up --pause 30s",
     "<%= config.bin %> load --log-format json > run.jsonl",
   ];
   static override strict = false;
@@ -55,6 +61,10 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     }),
     "until-caught-up": Flags.boolean({ summary: "Run passes until every selected table is caught up." }),
     "max-runs": Flags.integer({ summary: "With --until-caught-up: the most passes to run.", default: 100, min: 1 }),
+    pause: Flags.string({
+      summary: 'With --until-caught-up: wait this long between passes ("30s", "5m"), to spare the source.',
+      dependsOn: ["until-caught-up"],
+    }),
     "log-format": Flags.option({
       options: ["text", "json"] as const,
       default: "text",
@@ -95,7 +105,13 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
       let pass = 0;
       const started = Date.now();
       let totalRows = 0;
+      const pauseMs = pauseBetweenPasses(flags.pause);
       while (pass < maxRuns) {
+        if (pass > 0 && pauseMs > 0) {
+          if (!json) this.out(`pausing ${flags.pause} before pass ${pass + 1} (--pause)`);
+          await pause(pauseMs, controller.signal, "--pause").catch(() => {});
+          if (controller.signal.aborted) break;
+        }
         pass++;
         // --reload applies to the first pass only.
         last = await loadProject(session, tables, {
@@ -161,6 +177,18 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
 /** Every table caught up: those without an end or a per-run bound count as caught up. */
 function caughtUp(results: readonly TableResult[]): boolean {
   return results.every((r) => r.status === "loaded" && r.caughtUp !== false);
+}
+
+/** `--pause 30s` in milliseconds; a malformed duration is a usage error. */
+function pauseBetweenPasses(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const duration = parseDuration(text);
+  if (!duration) {
+    throw new SqlloadError("SL104", `--pause ${JSON.stringify(text)} is not a duration`, {
+      hint: 'Write a whole number and a unit (s m h d w), combinable: "30s", "5m", "1h".',
+    });
+  }
+  return Number(duration.micros / 1000n);
 }
 
 /**

@@ -17,6 +17,8 @@ export default class Plan extends SqlloadCommand {
 
 It reads the target's maximum and the source's metadata, nothing else.
 
+Notes also say what the load will change in an existing target table ("schema: adds column …", "schema: widens n from int32 to int64", a dropped source column kept; a change that would lose data fails the table with SL312, on_schema_change = "fail" any change with SL313), warn when a text cursor's keys rise only in the source's collation (linguistic order), and the cursor line shows a pending \`sqlload rollback\` with its reason.
+
 TABLES selects tables: a target name without schema (app__orders), a source name (app: all its tables), or a glob (app__*). None: every table.`;
   static override examples = [
     "<%= config.bin %> plan",

@@ -31,6 +31,11 @@ export function lineRenderer(write: (line: string) => void, writeError: (line: s
       case "table_completed":
         write(resultLine(event.result));
         break;
+      case "rate_limited":
+        // Short waits are the pacing working as asked; a log line is worth it only when it is felt.
+        if (event.waitSeconds >= 1)
+          write(`rate limited ${event.table}: waiting ${formatSeconds(event.waitSeconds)} (${event.limit} ${event.perSecond})`);
+        break;
       case "table_warning":
         writeError(`warning ${event.table}: ${event.message}`);
         break;

@@ -7,6 +7,8 @@ interface Live {
   windowsDone: number;
   windowsTotal?: number | undefined;
   readonly started: number;
+  /** Until when the table waits for its rate limit (epoch ms), for the hint. */
+  limitedUntil?: number | undefined;
 }
 
 /**
@@ -44,6 +46,12 @@ export class ProgressRenderer {
           live.rows = event.totalRows;
           if (event.window) live.windowsDone = Math.max(live.windowsDone, event.window.index + 1);
         }
+        this.schedule();
+        break;
+      }
+      case "rate_limited": {
+        const live = this.live.get(event.table);
+        if (live) live.limitedUntil = Date.now() + event.waitSeconds * 1000;
         this.schedule();
         break;
       }
@@ -94,7 +102,10 @@ export class ProgressRenderer {
       const seconds = (Date.now() - live.started) / 1000;
       const rate = seconds > 0 ? Math.round(live.rows / seconds) : 0;
       const windows = live.windowsTotal ? `  window ${live.windowsDone}/${live.windowsTotal}` : "";
-      lines.push(`⠿ ${table}  ${formatCount(live.rows)} rows  ${formatCount(rate)} rows/s${windows}  ${formatSeconds(seconds)}`);
+      const limited = live.limitedUntil !== undefined && live.limitedUntil > Date.now() ? "  rate limited, waiting" : "";
+      lines.push(
+        `⠿ ${table}  ${formatCount(live.rows)} rows  ${formatCount(rate)} rows/s${windows}  ${formatSeconds(seconds)}${limited}`,
+      );
     }
     if (lines.length) this.write(`${lines.join("\n")}\n`);
     this.drawn = lines.length;

@@ -8,6 +8,7 @@ const TYPE_TEXT: Record<string, string> = {
   duration: 'duration ("1h", "7d", "1d12h")',
   cursor: "cursor value",
   batch: 'duration, integer or "none"',
+  rate: "table of `rows_per_second`, `requests_per_second`",
 };
 
 /** The table-settings reference of docs/configuration.md, from the schema that validates them. */

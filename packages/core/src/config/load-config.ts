@@ -8,6 +8,7 @@ import { type ErrorLocation, SqlloadError } from "../errors/sqlload-error.js";
 import { interpolate } from "./interpolate.js";
 import { formatKeyPath, KeyLocator } from "./locate.js";
 import type { ProjectConfig, SourceConfig, TableConfig, TargetConfig } from "./project-config.js";
+import { parseRateLimit } from "./rate-limit.js";
 import { didYouMean } from "./suggest.js";
 import { checkConnectorKey, validateTableSettings } from "./table-settings.js";
 
@@ -170,7 +171,11 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
       });
     }
     const specs = schemaOf(connector, path);
-    const sourceOptions = readBlock(block, specs.source ?? [], path, ["connector", "tables"]);
+    const sourceOptions = readBlock(block, specs.source ?? [], path, ["connector", "tables", "rate_limit"]);
+    const rateLimit =
+      block.rate_limit === undefined
+        ? undefined
+        : parseRateLimit(block.rate_limit, "rate_limit", where([...path, "rate_limit"]), "snake");
     const tables: TableConfig[] = [];
     for (const [key, settingsValue] of Object.entries(asTable(block.tables ?? Object.create(null), [...path, "tables"]))) {
       const tablePath = [...path, "tables", key];
@@ -189,7 +194,7 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
       });
       tables.push({ source: name, ref, target: targetTableFor(schema, name, ref), ...validated, where: tableWhere });
     }
-    sources.push({ name, connector, options: sourceOptions, tables, location: where(path) });
+    sources.push({ name, connector, options: sourceOptions, rateLimit, tables, location: where(path) });
   }
 
   return { file: path, dir, target, sources, secrets };

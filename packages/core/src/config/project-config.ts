@@ -1,5 +1,6 @@
 import type { SourceTableRef, TargetTableRef } from "../connector/table-ref.js";
 import type { ErrorLocation } from "../errors/sqlload-error.js";
+import type { RateLimit } from "./rate-limit.js";
 import type { SettingLocator, TableSettings } from "./table-settings.js";
 
 export interface TargetConfig {
@@ -25,6 +26,8 @@ export interface SourceConfig {
   readonly name: string;
   readonly connector: string;
   readonly options: Readonly<Record<string, unknown>>;
+  /** `rate_limit` of the source: shared by its tables within a run, unless a table sets its own. */
+  readonly rateLimit?: RateLimit | undefined;
   /** Tables listed in `sqlload.toml`. A TypeScript source may add tables of its own (its module's exports). */
   readonly tables: readonly TableConfig[];
   readonly location: ErrorLocation;

@@ -2,7 +2,7 @@
  * The table settings of SPEC §3: one source of truth for validation, `--help`-style docs and the
  * camelCase names TypeScript tables use. Connector-specific keys come from each connector's schema.
  */
-export type SettingType = "string" | "string[]" | "boolean" | "integer" | "duration" | "cursor" | "batch";
+export type SettingType = "string" | "string[]" | "boolean" | "integer" | "duration" | "cursor" | "batch" | "rate";
 
 export interface SettingSpec {
   readonly key: string;
@@ -50,6 +50,19 @@ export const tableSettingSpecs: readonly SettingSpec[] = [
   },
   { key: "max_windows_per_run", type: "integer", description: "With `batch_size`: commit at most this many windows per run." },
   { key: "columns", type: "string[]", description: "Columns to read; default all." },
+  {
+    key: "on_schema_change",
+    type: "string",
+    values: ["evolve", "fail"],
+    description:
+      '`"evolve"` (default): apply source changes that lose nothing (new columns, widened types) before loading; `"fail"`: refuse any change (a contract).',
+  },
+  {
+    key: "rate_limit",
+    type: "rate",
+    description:
+      "Pace reads within a run: `{ rows_per_second = 1000, requests_per_second = 2 }` (requests: TypeScript tables that `await ctx.pace()`). Overrides the source's `rate_limit`.",
+  },
 ];
 
 /** `cursor_column` → `cursorColumn`: the names TypeScript table options use. */

@@ -4,6 +4,7 @@ import { compareCodePoints } from "../cursor/compare.js";
 import { parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
 import { type ErrorLocation, SqlloadError } from "../errors/sqlload-error.js";
 import { type Duration, parseDuration } from "./duration.js";
+import { parseRateLimit, type RateLimit } from "./rate-limit.js";
 import { camelCase, type SettingSpec, snakeCase, tableSettingSpecs } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 
@@ -22,6 +23,8 @@ export interface TableSettings {
   readonly batchSize?: Duration | bigint | "none" | undefined;
   readonly maxWindowsPerRun?: number | undefined;
   readonly columns?: readonly string[] | undefined;
+  readonly rateLimit?: RateLimit | undefined;
+  readonly onSchemaChange?: "evolve" | "fail" | undefined;
 }
 
 /** The window size of a table with `batch_size`; undefined without one or with `"none"`. */
@@ -57,7 +60,13 @@ export function validateTableSettings(
     const spec = specs.get(key);
     const location = options.where(key);
     if (spec) {
-      settings[camelCase(options.naming === "camel" ? snakeCase(key) : key)] = checkSetting(spec, value, key, location);
+      settings[camelCase(options.naming === "camel" ? snakeCase(key) : key)] = checkSetting(
+        spec,
+        value,
+        key,
+        location,
+        options.naming,
+      );
       continue;
     }
     const connectorSpec = connectorSpecs.get(key);
@@ -86,8 +95,16 @@ function describeValue(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 
-function checkSetting(spec: SettingSpec, value: unknown, key: string, location: ErrorLocation): unknown {
+function checkSetting(
+  spec: SettingSpec,
+  value: unknown,
+  key: string,
+  location: ErrorLocation,
+  naming: "snake" | "camel" = "snake",
+): unknown {
   switch (spec.type) {
+    case "rate":
+      return parseRateLimit(value, key, location, naming);
     case "string": {
       if (typeof value !== "string") wrongType(key, "a string", value, location);
       if (spec.values && !spec.values.includes(value)) {

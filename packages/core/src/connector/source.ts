@@ -53,6 +53,11 @@ export interface ReadRequest {
   /** The position the last successful run left (logged tables). */
   readonly state?: Json | undefined;
   readonly signal: AbortSignal;
+  /**
+   * Awaited before each request a source makes to a paced API (`rate_limit.requests_per_second`):
+   * resolves when the request may go. Absent when the table is not paced.
+   */
+  readonly pace?: (() => Promise<void>) | undefined;
 }
 
 /**

@@ -193,6 +193,16 @@ export const errorCodes = {
     retryable: true,
     category: "retry",
   },
+  SL312: {
+    title: "Source column changed type in a way that loses data",
+    hint: "Rebuild the table with the new type: `sqlload load TABLE --reload`; or cast the column in the source.",
+    category: "table",
+  },
+  SL313: {
+    title: 'Source schema changed under on_schema_change = "fail"',
+    hint: 'Update the contract and set on_schema_change = "evolve" for a run, or rebuild with `--reload`.',
+    category: "table",
+  },
 
   SL400: {
     title: "Connector not installed",
@@ -244,6 +254,16 @@ export const errorCodes = {
     title: "State is not JSON",
     hint: "Checkpoint and state values must be JSON: objects, arrays, strings, numbers, booleans or null.",
     category: "table",
+  },
+  SL503: {
+    title: "No such run to roll back to",
+    hint: "List the table's runs with `sqlload runs TABLE` and pass the id of one that loaded data.",
+    category: "usage",
+  },
+  SL504: {
+    title: "Rollback would duplicate or cannot apply",
+    hint: "Under `append` the rows would be inserted again: pass `--allow-duplicates` to accept that, or delete them first.",
+    category: "usage",
   },
 
   SL900: {

@@ -50,6 +50,14 @@ export function eventToJSON(event: RunEvent, now: Date = new Date()): Record<str
       return { ...base, table: event.table, totalRows: event.rows, position: cursorToJSON(event.position) };
     case "table_warning":
       return { ...base, table: event.table, message: event.message };
+    case "rate_limited":
+      return {
+        ...base,
+        table: event.table,
+        limit: event.limit,
+        perSecond: event.perSecond,
+        waitSeconds: Number(event.waitSeconds.toFixed(3)),
+      };
     case "table_reconciled":
       return { ...base, table: event.table, note: event.note };
     case "table_completed":

@@ -52,6 +52,14 @@ export type RunEvent =
     }
   /** A staged target made the table's committed units visible (after each unit, or once at the end). */
   | { readonly type: "table_published"; readonly table: string; readonly rows: number; readonly position: CursorValue | null }
+  /** The table waited for its `rate_limit` (rows read, or a TypeScript table's `ctx.pace()` requests). */
+  | {
+      readonly type: "rate_limited";
+      readonly table: string;
+      readonly limit: "rows_per_second" | "requests_per_second";
+      readonly perSecond: number;
+      readonly waitSeconds: number;
+    }
   /** Something worth a person's attention that did not fail the table. */
   | { readonly type: "table_warning"; readonly table: string; readonly message: string }
   /** A logged table's log disagreed with its data; the data won and a reconcile record was appended. */

@@ -7,6 +7,7 @@ import type { WriteStrategy } from "../connector/target.js";
 import { type CursorKind, isTimeKind } from "../cursor/cursor-kind.js";
 import { type CursorValue, compareCursor, parseCursor } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
+import type { PendingRollback } from "../state/rollback.js";
 import { type CommitMode, commitMode } from "./commit-mode.js";
 import { nowAs, nowMicros, type ReadStart, readStart, todayDays } from "./read-start.js";
 import { layWindows, successor, type WindowSpec, windowStep } from "./windows.js";
@@ -36,6 +37,8 @@ export interface PlanInput {
   readonly orderedSource?: boolean | undefined;
   readonly targetMax: CursorValue | null;
   readonly loggedWindow?: { readonly windowEnd: CursorValue; readonly cursor: CursorValue | null } | undefined;
+  /** A rollback recorded in the run log that the next run follows (`sqlload rollback`). */
+  readonly rollback?: PendingRollback | undefined;
   /** The source's maximum when planning: an integer cursor's windows end just past it. */
   readonly sourceMax?: CursorValue | null | undefined;
   readonly flags: PlanFlags;
@@ -141,6 +144,7 @@ export function planTable(input: PlanInput): TablePlan {
     reload,
     targetMax: input.targetMax,
     loggedWindow: input.loggedWindow,
+    rollback: input.rollback,
     windowed,
     now: input.now,
   });

@@ -3,12 +3,14 @@ import type { TableSettings } from "../config/table-settings.js";
 import type { WriteStrategy } from "../connector/target.js";
 import type { CursorKind } from "../cursor/cursor-kind.js";
 import { type CursorValue, compareCursor, cursorEquals, parseCursor } from "../cursor/cursor-value.js";
+import type { PendingRollback } from "../state/rollback.js";
 
 /** Why a read starts where it does: the steps of SPEC §5, in order. */
 export type StartReason =
   | "--start-cursor"
   | "now minus lookback"
   | "window position"
+  | "rollback"
   | "destination maximum"
   | "cursor_start"
   | "everything";
@@ -23,6 +25,8 @@ export interface ReadStart {
   readonly basis?: CursorValue | undefined;
   /** From a window position: the logged window end windows stay aligned to (`value` is then that end minus lookback). */
   readonly windowEnd?: CursorValue | undefined;
+  /** From a pending rollback: the run it continues from and why. */
+  readonly rollback?: { readonly runId: string; readonly reason: string } | undefined;
 }
 
 export interface ReadStartInput {
@@ -35,6 +39,8 @@ export interface ReadStartInput {
   /** From the run log: the end of the last committed window and the target's maximum then (§9). */
   readonly loggedWindow?: { readonly windowEnd: CursorValue; readonly cursor: CursorValue | null } | undefined;
   readonly windowed: boolean;
+  /** From the run log: a rollback the next run follows while the target's maximum is still `dataMax`. */
+  readonly rollback?: PendingRollback | undefined;
   readonly now: Date;
 }
 
@@ -73,6 +79,20 @@ export function readStart(input: ReadStartInput): ReadStart {
   }
   if (!input.reload && input.targetMax) {
     const max = input.targetMax;
+    const rollback = input.rollback;
+    if (rollback && cursorEquals(rollback.dataMax, max)) {
+      const windowEnd = input.windowed ? rollback.windowEnd : undefined;
+      const value = settings.lookback ? minusDuration(rollback.from, settings.lookback) : rollback.from;
+      const inclusive = strategy !== "append" || settings.appendCursorInclusive === true || windowEnd !== undefined;
+      return {
+        reason: "rollback",
+        value,
+        inclusive,
+        basis: max,
+        windowEnd,
+        rollback: { runId: rollback.runId, reason: rollback.reason },
+      };
+    }
     const logged = input.loggedWindow;
     if (input.windowed && logged && cursorEquals(logged.cursor, max) && compareCursor(logged.windowEnd, max) >= 0) {
       const value = settings.lookback ? minusDuration(logged.windowEnd, settings.lookback) : logged.windowEnd;

@@ -20,6 +20,8 @@ export function cursorLine(plan: TablePlan): string | undefined {
       reason = `destination maximum ${formatCursor(start.basis)} minus lookback`;
     } else if (start.reason === "window position") {
       reason = "end of the last committed window";
+    } else if (start.reason === "rollback" && start.rollback) {
+      reason = `rollback pending: continues from run ${start.rollback.runId}: ${start.rollback.reason}`;
     }
     text += ` ${word} ${formatCursor(start.value)} (${reason})`;
   }
@@ -92,6 +94,7 @@ export function planToJSON(plan: TablePlan): Record<string, unknown> {
             value: json(plan.start.value),
             inclusive: plan.start.inclusive,
             basis: json(plan.start.basis),
+            rollback: plan.start.rollback ?? null,
           },
           end: plan.end ? { reason: plan.end.reason, value: json(plan.end.value) } : null,
           line: cursorLine(plan),

@@ -1,3 +1,4 @@
+import type { RateLimit } from "../config/rate-limit.js";
 import { type TableSettings, windowSize } from "../config/table-settings.js";
 import type { Column } from "../connector/logical-types.js";
 import type { SourceConnection, SourceTableInfo, SourceTableRequest } from "../connector/source.js";
@@ -7,8 +8,11 @@ import { type CursorKind, cursorKindOf } from "../cursor/cursor-kind.js";
 import { type CursorValue, cursorEquals, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import { type PlanFlags, planTable, type TablePlan } from "../plan/plan-table.js";
+import { checkSchemaChange, schemaChange, schemaChangeNotes } from "../plan/schema-change.js";
 import type { Json } from "../state/json.js";
 import { type LoggedPosition, loggedPosition } from "../state/logged-state.js";
+import { pendingRollback } from "../state/rollback.js";
+import type { RunLogRow } from "../state/run-log.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
 
@@ -29,6 +33,8 @@ export interface PreparedTable {
   readonly info: SourceTableInfo;
   readonly targetColumns: readonly Column[] | undefined;
   readonly source: SourceConnection;
+  /** The table's own `rate_limit` (file or TypeScript options); its source's applies otherwise. */
+  readonly rateLimit?: RateLimit | undefined;
 }
 
 /**
@@ -41,6 +47,8 @@ export async function prepareTable(args: {
   target: TargetConnection;
   flags: PlanFlags;
   now: Date;
+  /** Records planned as if already appended to the run log: `sqlload rollback` shows the next run's plan before it writes. */
+  pendingRecords?: readonly RunLogRow[] | undefined;
 }): Promise<PreparedTable> {
   const { table, source, target, flags, now } = args;
   const config = table.config;
@@ -58,12 +66,17 @@ export async function prepareTable(args: {
   const targetColumns = targetInfo?.columns;
   const cursor = settings.cursorColumn ? resolveCursor(settings, info, targetColumns, name) : undefined;
   checkColumnsExist(settings, info.columns, name);
+  const schemaNotes = evolveSchema(settings, info.columns, targetColumns, flags.reload === true, name);
 
   const windowed = windowSize(settings) !== undefined;
   const targetMax = cursor && targetInfo ? await target.maxCursor(config.target, cursor.column, cursor.kind) : null;
-  // The run log is read once, for a windowed table's position and a logged table's state.
-  const position = (cursor && windowed) || info.loggedState ? loggedPosition(await target.readRunLog(config.target)) : undefined;
+  // The run log is read once, for a windowed table's position, a pending rollback and a logged table's state.
+  const readsLog = (cursor && (windowed || targetInfo)) || info.loggedState;
+  const position = readsLog
+    ? loggedPosition([...(await target.readRunLog(config.target)), ...(args.pendingRecords ?? [])])
+    : undefined;
   const loggedWindow = cursor && windowed && targetInfo && position ? lastWindow(position, cursor.kind) : undefined;
+  const rollback = cursor && targetInfo && position && !flags.reload ? pendingRollback(position.history, cursor.kind) : undefined;
   const logged =
     info.loggedState && position ? loggedStart(position, targetMax, flags.reload === true, cursor !== undefined) : undefined;
   let sourceMax: CursorValue | null | undefined;
@@ -82,16 +95,48 @@ export async function prepareTable(args: {
     target: config.target,
     settings,
     cursor,
-    sourceNotes: info.notes,
+    sourceNotes: [...(info.notes ?? []), ...schemaNotes],
     orderedSource: source.capabilities.orderedReads && info.cursorIndexed === true,
     targetMax,
     loggedWindow,
+    rollback,
     sourceMax,
     flags,
     now,
     commitModel: target.capabilities.commitModel,
   });
-  return { table, plan, request, info: { ...info, settings: undefined }, targetColumns, source, logged };
+  return {
+    table,
+    plan,
+    request,
+    info: { ...info, settings: undefined },
+    targetColumns,
+    source,
+    logged,
+    rateLimit: settings.rateLimit,
+  };
+}
+
+/**
+ * Source schema changes against the existing target table, checked before anything connects to
+ * write: lossy ones (and any under on_schema_change = "fail") refuse the table; the others are
+ * shown, and the target applies them when it prepares the table. A rebuilt table takes any schema.
+ */
+function evolveSchema(
+  settings: TableSettings,
+  sourceColumns: readonly Column[] | undefined,
+  targetColumns: readonly Column[] | undefined,
+  reload: boolean,
+  table: string,
+): string[] {
+  const strategy = settings.writeStrategy ?? (settings.cursorColumn ? "delete_insert" : "replace");
+  if (reload || strategy === "replace") return [];
+  const read =
+    settings.columns && sourceColumns ? sourceColumns.filter((c) => settings.columns!.includes(c.name)) : sourceColumns;
+  const change = schemaChange(targetColumns, read);
+  if (!change) return [];
+  checkSchemaChange(change, table, settings.onSchemaChange ?? "evolve");
+  return schemaChangeNotes(change);
 }
 
 function resolveCursor(
@@ -157,7 +202,8 @@ function checkColumnsExist(settings: TableSettings, columns: readonly Column[] |
 function lastWindow(position: LoggedPosition, kind: CursorKind) {
   for (let i = position.history.length - 1; i >= 0; i--) {
     const entry = position.history[i]!;
-    if ("error" in entry || entry.record.event === "reset") return undefined;
+    // After a rollback the window position is the rollback's (see pendingRollback).
+    if ("error" in entry || entry.record.event === "reset" || entry.record.event === "rollback") return undefined;
     if (entry.record.event !== "run") continue;
     const { windowEnd, cursor } = entry.record;
     return windowEnd && windowEnd.kind === kind ? { windowEnd, cursor: cursor ?? null } : undefined;

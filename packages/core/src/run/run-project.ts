@@ -3,6 +3,7 @@ import { formatTargetTable } from "../connector/table-ref.js";
 import { asSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import type { PlanFlags } from "../plan/plan-table.js";
+import { pacedSource, RunPacing } from "./paced-source.js";
 import { type PreparedTable, prepareTable } from "./prepare-table.js";
 import type { ProjectSession, ProjectTable } from "./project-session.js";
 import { runPrepared } from "./run-table.js";
@@ -86,10 +87,11 @@ export async function loadProject(
   const results: TableResult[] = [];
   let stop = false;
   const queue = [...tables];
+  const pacing = new RunPacing(session.config.sources);
   const worker = async () => {
     for (let table = queue.shift(); table; table = queue.shift()) {
       if (signal.aborted || stop) break;
-      const result = await loadOne(session, table, options, runId, now);
+      const result = await loadOne(session, table, options, runId, now, pacing);
       results.push(result);
       if (result.status === "failed" && options.failFast) stop = true;
     }
@@ -109,6 +111,7 @@ async function loadOne(
   options: LoadOptions,
   runId: string,
   now: Date,
+  pacing: RunPacing,
 ): Promise<TableResult> {
   const name = formatTargetTable(table.config.target);
   let release: (() => Promise<void>) | undefined;
@@ -118,7 +121,9 @@ async function loadOne(
     const source = await session.source(table.source);
     const prepared = await prepareTable({ table, source, target, flags: options.flags, now });
     options.emit({ type: "table_planned", table: name, plan: prepared.plan });
-    return await runPrepared(prepared, {
+    const paced = pacing.for(table.source, prepared.rateLimit);
+    const run = paced ? { ...prepared, source: pacedSource(prepared.source, paced, name, options.emit) } : prepared;
+    return await runPrepared(run, {
       target,
       runId,
       emit: options.emit,

@@ -38,8 +38,8 @@ export function loggedPosition(rows: readonly RunLogRow[]): LoggedPosition {
       blocking ??= entry.error;
       continue;
     }
-    // A reset starts a new position after whatever came before it, readable or not.
-    if (entry.record.event === "reset") blocking = undefined;
+    // A reset (or a rollback, which sets the position too) starts a new position after whatever came before it, readable or not.
+    if (entry.record.event === "reset" || entry.record.event === "rollback") blocking = undefined;
     record = entry.record;
   }
   const state = record?.state;

@@ -22,7 +22,13 @@ export interface RunLogRow {
   readonly body: string;
 }
 
-export type RunLogEvent = "run" | "reconcile" | "reset";
+/**
+ * `run`: a commit of a load. `reconcile`, `reset`: corrections of logged state. `rollback`: the next
+ * run continues from the position an earlier run left (`sqlload rollback`).
+ */
+export type RunLogEvent = "run" | "reconcile" | "reset" | "rollback";
+
+const EVENTS: readonly RunLogEvent[] = ["run", "reconcile", "reset", "rollback"];
 
 /** One record: what a commit left behind. */
 export interface RunLogRecord {
@@ -38,6 +44,10 @@ export interface RunLogRecord {
   readonly windowEnd?: CursorValue | null | undefined;
   readonly rows: number;
   readonly note?: string | undefined;
+  /** A rollback: the run whose position the next run continues from. */
+  readonly rollbackTo?: string | undefined;
+  /** A rollback: where that run left the data's cursor (the next read starts there unless windowed). */
+  readonly resumeFrom?: CursorValue | null | undefined;
 }
 
 export function encodeRunLogRecord(record: RunLogRecord): RunLogRow {
@@ -48,6 +58,7 @@ export function encodeRunLogRecord(record: RunLogRecord): RunLogRow {
     windowEnd: cursorToJSON(record.windowEnd),
     rows: record.rows,
     ...(record.note ? { note: record.note } : {}),
+    ...(record.rollbackTo !== undefined ? { rollbackTo: record.rollbackTo, resumeFrom: cursorToJSON(record.resumeFrom) } : {}),
   };
   return {
     runId: record.runId,
@@ -71,18 +82,21 @@ export function decodeRunLogRow(row: RunLogRow, index: number): RunLogRecord {
   try {
     const body = JSON.parse(row.body) as Record<string, unknown>;
     const event = body.event;
-    if (event !== "run" && event !== "reconcile" && event !== "reset") throw new Error(`unknown event ${String(event)}`);
+    if (!EVENTS.includes(event as RunLogEvent)) throw new Error(`unknown event ${String(event)}`);
     if (typeof body.rows !== "number") throw new Error("rows is not a number");
     return {
       runId: row.runId,
       table: row.table,
       at: row.at,
-      event,
+      event: event as RunLogEvent,
       state: "state" in body ? (body.state as Json) : undefined,
       cursor: cursorFromJSON(body.cursor),
       windowEnd: cursorFromJSON(body.windowEnd),
       rows: body.rows,
       note: typeof body.note === "string" ? body.note : undefined,
+      ...(typeof body.rollbackTo === "string"
+        ? { rollbackTo: body.rollbackTo, resumeFrom: cursorFromJSON(body.resumeFrom) }
+        : {}),
     };
   } catch (cause) {
     throw new SqlloadError("SL500", `${name} cannot be read: ${(cause as Error).message}`, { table: row.table, cause });
