@@ -16,7 +16,8 @@ export function exitCodeForError(error: unknown): number {
   if (error.code === "SL307") return ExitCode.interrupted;
   if (error.retryable) return ExitCode.retryLater;
   const n = Number(error.code.slice(2));
-  return n < 300 || (n >= 400 && n < 500) ? ExitCode.usage : ExitCode.tableFailed;
+  // SL600: a --queue URL that cannot be a queue is a usage error like a bad flag.
+  return n < 300 || (n >= 400 && n < 500) || error.code === "SL600" ? ExitCode.usage : ExitCode.tableFailed;
 }
 
 export function exitCodeForResults(results: readonly TableResult[], interrupted: boolean): number {

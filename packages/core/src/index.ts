@@ -109,12 +109,14 @@ export {
   vendorErrorMeanings,
 } from "./errors/vendor-error.js";
 export { eventToJSON, resultToJSON, runResultsToJSON } from "./events/event-json.js";
+export { resultFromJSON } from "./events/result-from-json.js";
 export { type EmitEvent, EVENT_SCHEMA_VERSION, type RunEvent, type TableResult, type TableStatus } from "./events/run-event.js";
 export { CHUNK_BYTES, type CommitMode, commitMode } from "./plan/commit-mode.js";
 export { type EndReason, type PlanFlags, type PlanInput, planTable, type TablePlan } from "./plan/plan-table.js";
 export { type ReadStart, readStart, type StartReason } from "./plan/read-start.js";
 export { batchLine, cursorLine, planToJSON, renderPlanTree } from "./plan/render-plan.js";
 export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
+export { type CrashPoint, crashPoint } from "./run/crash-points.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
 export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";
 export { type ConnectorLookup, ProjectSession, type ProjectTable } from "./run/project-session.js";

@@ -3,7 +3,8 @@
  * so the title and hint written here are what users read.
  *
  * Ranges: SL1xx project configuration, SL2xx planning (needs the source's or target's metadata),
- * SL3xx running a load, SL4xx connectors and discovery, SL5xx logged state, SL9xx internal.
+ * SL3xx running a load, SL4xx connectors and discovery, SL5xx logged state, SL6xx scale-out (queues and
+ * workers), SL9xx internal.
  */
 export interface ErrorCodeInfo {
   readonly title: string;
@@ -129,6 +130,20 @@ export const errorCodes = {
   SL502: {
     title: "State is not JSON",
     hint: "Checkpoint and state values must be JSON: objects, arrays, strings, numbers, booleans or null.",
+  },
+
+  SL600: {
+    title: "Invalid queue URL",
+    hint: "Give `--queue postgresql://user@host/db` (BullMQ's Postgres backend) or `--queue redis://host:6379`.",
+  },
+  SL601: {
+    title: "Worker runs another version of the project",
+    hint: "Deploy the same sqlload.toml and table modules to every worker (and restart them), then run again.",
+  },
+  SL602: {
+    title: "Queue unreachable",
+    hint: "Check that the queue's database is up and the URL is right; jobs already queued wait there.",
+    retryable: true,
   },
 
   SL900: { title: "Internal error", hint: "This is a bug in sqlload; please report it with the command you ran." },
