@@ -15,6 +15,7 @@ Exit code 0 when the project is valid, 2 when it is not.`;
       const tables = await session.tables();
       // Tables defined in code declare settings in their options: validate those too (loading a module connects to nothing).
       for (const table of tables) await session.tableSettings(table);
+      await session.checkTargetSupports(tables);
       const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
       this.out(
         `ok: ${config.file}: target ${config.target.connector} (schema ${config.target.schema}), ${n(config.sources.length, "source")}, ${n(tables.length, "table")}`,
