@@ -15,7 +15,7 @@ import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
 import { rangeCondition } from "./duckdb-range.js";
-import { ensureRunLogTable, insertRunLog } from "./duckdb-run-log.js";
+import { ensureRunLogTable, insertRunLog, selectRunLog } from "./duckdb-run-log.js";
 import { wrapDuckDBError } from "./errors.js";
 
 /** Where `replace` builds the new table before `commit` swaps it in. */
@@ -151,6 +151,11 @@ class DuckDBCommitUnit implements CommitUnit {
   async appendRunLog(row: RunLogRow): Promise<void> {
     this.check();
     await this.guard(() => insertRunLog(this.connection, this.ref.schema, this.ref.name, row));
+  }
+
+  async runLogOfRun(runId: string): Promise<readonly RunLogRow[]> {
+    this.check();
+    return this.guard(() => selectRunLog(this.connection, this.ref.schema, this.ref.name, runId));
   }
 
   async commit(): Promise<void> {

@@ -36,6 +36,7 @@ export class DuckDBTarget implements TargetConnection {
     commitModel: "transactional",
     codePointText: true,
     locking: false,
+    commitGuard: true,
   };
   readonly capabilities: TargetCapabilities = DuckDBTarget.capabilities;
 
