@@ -16,7 +16,7 @@ import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
 import { duckdbRange } from "./duckdb-range.js";
-import { ensureRunLogTable, insertRunLog } from "./duckdb-run-log.js";
+import { ensureRunLogTable, insertRunLog, selectRunLog } from "./duckdb-run-log.js";
 import { wrapDuckDBError } from "./errors.js";
 
 /** Where `replace` builds the new table before `commit` swaps it in. */
@@ -177,6 +177,11 @@ class DuckDBCommitUnit implements CommitUnit {
     this.check();
     await this.flushAppender();
     await this.guard(() => insertRunLog(this.connection, this.ref.schema, this.ref.name, row));
+  }
+
+  async runLogOfRun(runId: string): Promise<readonly RunLogRow[]> {
+    this.check();
+    return this.guard(() => selectRunLog(this.connection, this.ref.schema, this.ref.name, runId));
   }
 
   async commit(): Promise<void> {

@@ -44,11 +44,18 @@ export async function insertRunLog(
   );
 }
 
-export async function selectRunLog(connection: DuckDBConnection, schema: string, targetName: string): Promise<RunLogRow[]> {
+/** The table's records in the order they were written; with `runId`, only that run's. */
+export async function selectRunLog(
+  connection: DuckDBConnection,
+  schema: string,
+  targetName: string,
+  runId?: string,
+): Promise<RunLogRow[]> {
   if (!(await relationExists(connection, schema, RUN_LOG_TABLE))) return [];
   const reader = await connection.runAndReadAll(
-    `SELECT run_id, table_name, "at", format_version, body FROM ${runLogTable(schema)} WHERE target_name = $name ORDER BY seq`,
-    { name: targetName },
+    `SELECT run_id, table_name, "at", format_version, body FROM ${runLogTable(schema)}
+     WHERE target_name = $name${runId === undefined ? "" : " AND run_id = $run"} ORDER BY seq`,
+    runId === undefined ? { name: targetName } : { name: targetName, run: runId },
   );
   return reader.getRows().map(([runId, table, at, formatVersion, body]) => ({
     runId: String(runId),

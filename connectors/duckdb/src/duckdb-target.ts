@@ -45,6 +45,7 @@ export class DuckDBTarget implements TargetConnection {
     commitModel: "transactional",
     codePointText: true,
     locking: false,
+    commitGuard: true,
   };
   readonly capabilities: TargetCapabilities = DuckDBTarget.capabilities;
 

@@ -30,7 +30,7 @@ import {
   rangeDialect,
   sortsByCodePoint,
 } from "./postgres-dialect.js";
-import { insertRunLogSql, runLogTableSql } from "./postgres-run-log.js";
+import { insertRunLogSql, readRunLog, runLogTableSql } from "./postgres-run-log.js";
 
 /** The columns of a table, or null when it does not exist. */
 export async function describePg(db: Queryable, ref: TargetTableRef): Promise<PgColumn[] | null> {
@@ -249,6 +249,16 @@ export class PostgresCommitUnit implements CommitUnit {
       await this.client.query(insertRunLogSql(this.ref.schema), [row.runId, row.table, row.at, row.formatVersion, row.body]);
     } catch (error) {
       throw toSqlloadError(error, this.context(`writing the run log of ${this.display}`));
+    }
+  }
+
+  async runLogOfRun(runId: string): Promise<readonly RunLogRow[]> {
+    this.assertOpen();
+    try {
+      await this.finishCopy();
+      return await readRunLog(this.client, this.ref.schema, formatTargetTable(this.ref), runId);
+    } catch (error) {
+      throw toSqlloadError(error, this.context(`reading the run log of ${this.display}`));
     }
   }
 

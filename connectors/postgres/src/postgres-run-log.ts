@@ -32,8 +32,11 @@ function isoOfMicros(micros: bigint): string {
   return `${new Date(Number(ms)).toISOString().slice(0, -1)}${rest.toString().padStart(3, "0")}Z`;
 }
 
-/** The records of one table (`formatTargetTable(ref)`, as core names it) in the order they were written. */
-export async function readRunLog(db: Queryable, schema: string, table: string): Promise<RunLogRow[]> {
+/**
+ * The records of one table (`formatTargetTable(ref)`, as core names it) in the order they were
+ * written; with `runId`, only that run's.
+ */
+export async function readRunLog(db: Queryable, schema: string, table: string, runId?: string): Promise<RunLogRow[]> {
   if ((await findTable(db, { schema, name: RUN_LOG_TABLE })) === null) return [];
   const result = await db.query<{ run_id: string; table_name: string; at: string; format_version: number; body: string }>(
     `SELECT run_id, table_name,
@@ -41,9 +44,9 @@ export async function readRunLog(db: Queryable, schema: string, table: string): 
               + extract(microseconds from at AT TIME ZONE 'UTC')::int8 % 1000000)::text AS at,
             format_version, body
      FROM ${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)}
-     WHERE table_name = $1
+     WHERE table_name = $1${runId === undefined ? "" : " AND run_id = $2"}
      ORDER BY seq`,
-    [table],
+    runId === undefined ? [table] : [table, runId],
   );
   return result.rows.map((r) => ({
     runId: r.run_id,

@@ -53,6 +53,7 @@ export class PostgresTarget implements TargetConnection {
     commitModel: "transactional",
     codePointText: true,
     locking: true,
+    commitGuard: true,
   };
   readonly capabilities: TargetCapabilities = PostgresTarget.capabilities;
   private readonly connection: PostgresConnection;

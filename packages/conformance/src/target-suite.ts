@@ -526,6 +526,25 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
         expect(await t.target.readRunLog(other)).toEqual([records[2]]);
       });
 
+      test("commitGuard: a unit reads its run's records inside its own transaction", [], async (t, notApplicable) => {
+        if (!t.target.capabilities.commitGuard) return notApplicable("capabilities.commitGuard is false");
+        const ref = t.ref();
+        const mine = logRow(ref, "mine");
+        await t.load(ref, columns, [{ id: 1 }], { log: [mine, logRow(ref, "another run")] });
+        const unit = await t.begin(ref, columns);
+        try {
+          expect(unit.runLogOfRun).toBeTypeOf("function");
+          expect(await unit.runLogOfRun!(mine.runId)).toEqual([mine]);
+          expect(await unit.runLogOfRun!("no such run")).toEqual([]);
+          const next = { ...logRow(ref, "written in this unit"), runId: mine.runId };
+          await unit.appendRunLog(next);
+          expect(await unit.runLogOfRun!(mine.runId)).toEqual([mine, next]);
+        } finally {
+          await unit.abort();
+        }
+        expect(await t.target.readRunLog(ref)).toHaveLength(2);
+      });
+
       test("a table without records reads an empty log", [], async (t) => {
         expect(await t.target.readRunLog(t.ref("absent"))).toEqual([]);
         const ref = t.ref();

@@ -124,6 +124,7 @@ export {
   vendorErrorMeanings,
 } from "./errors/vendor-error.js";
 export { eventToJSON, resultToJSON, runResultsToJSON } from "./events/event-json.js";
+export { resultFromJSON } from "./events/result-from-json.js";
 export { type EmitEvent, EVENT_SCHEMA_VERSION, type RunEvent, type TableResult, type TableStatus } from "./events/run-event.js";
 export { CHUNK_BYTES, type CommitMode, commitMode } from "./plan/commit-mode.js";
 export { type EndReason, type PlanFlags, type PlanInput, planTable, type TablePlan } from "./plan/plan-table.js";
@@ -141,6 +142,7 @@ export {
 } from "./plan/schema-change.js";
 export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
 export { CommitPoints } from "./run/commit-points.js";
+export { type CrashPoint, crashPoint } from "./run/crash-points.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
 export { type Pacing, pacedSource, pacingFor, RunPacing } from "./run/paced-source.js";
 export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";

@@ -13,6 +13,7 @@ import {
 } from "@sqlload/core";
 import { checkRangeFlags, readFlags } from "../cursor-flags.js";
 import { ExitCode, exitCodeForResults } from "../exit-codes.js";
+import { queuedLoad } from "../queue/queued-load.js";
 import { formatCount, formatSeconds } from "../render/format.js";
 import { lineRenderer } from "../render/line-renderer.js";
 import { peakMemory } from "../render/peak-memory.js";
@@ -46,6 +47,8 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     "<%= config.bin %> load app__orders --max-windows 4 --until-caught-up",
     "<%= config.bin %> load app__orders --max-windows 4 --until-caught-up --pause 30s",
     "<%= config.bin %> load --log-format json > run.jsonl",
+    "<%= config.bin %> load --queue postgresql://sqlload@queue-db/sqlload --until-caught-up",
+    "<%= config.bin %> load --queue redis://127.0.0.1:6379 app --detach",
   ];
   static override strict = false;
   static override args = {
@@ -70,6 +73,18 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
       default: "text",
       summary: "text, or json: one JSON object per line on stdout.",
     })(),
+    queue: Flags.string({
+      summary: "Run the tables on `sqlload worker`s through this queue (postgresql://… or redis://…) and report here.",
+      helpValue: "URL",
+      env: "SQLLOAD_QUEUE",
+    }),
+    detach: Flags.boolean({ summary: "With --queue: enqueue, print the run id and exit 0 at once.", dependsOn: ["queue"] }),
+    retries: Flags.integer({
+      summary: "With --queue: how often a table that failed for a retryable reason is tried again.",
+      default: 2,
+      min: 0,
+      dependsOn: ["queue"],
+    }),
     progress: Flags.boolean({
       summary: "Live progress on a terminal (default when stdout is a terminal and NO_COLOR is unset).",
       allowNo: true,
@@ -105,8 +120,31 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
       let pass = 0;
       const started = Date.now();
       let totalRows = 0;
+      if (flags.queue) {
+        const queued = await queuedLoad({
+          url: flags.queue,
+          tables,
+          config,
+          flags: { ...baseFlags, reload: flags.reload },
+          untilCaughtUp: flags["until-caught-up"],
+          maxRuns,
+          retries: flags.retries,
+          detach: flags.detach,
+          emit: json ? (event) => event.type.startsWith("run_") && emit(event) : emit,
+          forward: json ? (line) => this.out(line) : undefined,
+          signal: controller.signal,
+        });
+        if (!queued.result) {
+          this.out(queued.runId);
+          return;
+        }
+        last = queued.result;
+        pass = queued.passes;
+        totalRows = queued.totalRows;
+        writeRunResults(config.dir, last, flags["until-caught-up"] ? pass : undefined);
+      }
       const pauseMs = pauseBetweenPasses(flags.pause);
-      while (pass < maxRuns) {
+      while (!flags.queue && pass < maxRuns) {
         if (pass > 0 && pauseMs > 0) {
           if (!json) this.out(`pausing ${flags.pause} before pass ${pass + 1} (--pause)`);
           await pause(pauseMs, controller.signal, "--pause").catch(() => {});

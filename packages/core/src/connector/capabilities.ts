@@ -33,6 +33,12 @@ export interface TargetCapabilities {
    * named in the error refusing a logged table (`catalog_managed_commits = true`).
    */
   readonly loggedTablesSetting?: string | undefined;
+  /**
+   * Commit units have `runLogOfRun`, reading the run log inside their own transaction, so a window
+   * that a run already committed is skipped rather than committed again when the same run is
+   * executed twice (a queue job run again after its worker died). Default false.
+   */
+  readonly commitGuard: boolean;
 }
 
 export const defaultTargetCapabilities: TargetCapabilities = {
@@ -40,6 +46,7 @@ export const defaultTargetCapabilities: TargetCapabilities = {
   codePointText: true,
   locking: false,
   writeStrategies: ["append", "delete_insert", "merge", "replace"],
+  commitGuard: false,
 };
 
 export interface SourceCapabilities {

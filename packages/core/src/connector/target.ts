@@ -48,6 +48,11 @@ export interface CommitUnit {
   write(batch: RecordBatch): Promise<void>;
   /** Appends a run-log record in the same commit as the data. */
   appendRunLog(row: RunLogRow): Promise<void>;
+  /**
+   * Targets declaring `commitGuard`: the table's run-log rows written by `runId`, read inside this
+   * unit's transaction, so the check and the commit see one state.
+   */
+  runLogOfRun?(runId: string): Promise<readonly RunLogRow[]>;
   commit(): Promise<void>;
   abort(): Promise<void>;
 }

@@ -4,7 +4,8 @@
  *
  * Ranges group the docs: SL1xx project configuration, SL2xx planning (needs the source's or
  * target's metadata), SL3xx running a load, SL4xx connectors and discovery, SL5xx logged state,
- * SL9xx internal. What an error means for the exit code is its `category`, never its number.
+ * SL6xx scale-out (queues and workers), SL9xx internal. What an error means for the exit code is
+ * its `category`, never its number.
  */
 
 /**
@@ -264,6 +265,23 @@ export const errorCodes = {
     title: "Rollback would duplicate or cannot apply",
     hint: "Under `append` the rows would be inserted again: pass `--allow-duplicates` to accept that, or delete them first.",
     category: "usage",
+  },
+
+  SL600: {
+    title: "Invalid queue URL",
+    hint: "Give `--queue postgresql://user@host/db` (BullMQ's Postgres backend) or `--queue redis://host:6379`.",
+    category: "usage",
+  },
+  SL601: {
+    title: "Worker runs another version of the project",
+    hint: "Deploy the same sqlload.toml and table modules to every worker (and restart them), then run again.",
+    category: "table",
+  },
+  SL602: {
+    title: "Queue unreachable",
+    hint: "Check that the queue's database is up and the URL is right; jobs already queued wait there.",
+    retryable: true,
+    category: "retry",
   },
 
   SL900: {

@@ -1,13 +1,13 @@
 import type { Column } from "../connector/logical-types.js";
 import type { CursorRange } from "../connector/source.js";
 import type { CommitUnit, TargetConnection } from "../connector/target.js";
-import { type CursorValue, cursorToString } from "../cursor/cursor-value.js";
+import { type CursorValue, cursorEquals, cursorToString } from "../cursor/cursor-value.js";
 import { asSqlloadError, SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent } from "../events/run-event.js";
 import type { TablePlan } from "../plan/plan-table.js";
 import { appendRunLogRecord } from "../state/append-record.js";
 import type { Json } from "../state/json.js";
-import { encodeRunLogRecord, type RunLogEvent, type RunLogRecord } from "../state/run-log.js";
+import { decodeRunLogRow, encodeRunLogRecord, type RunLogEvent, type RunLogRecord } from "../state/run-log.js";
 import type { CommitSchedule, WindowRef } from "./commit-schedule.js";
 import { crashPoint } from "./crash-points.js";
 import { DuplicateKeyCheck } from "./key-check.js";
@@ -136,6 +136,7 @@ export class Committer {
       }
       return;
     }
+    if (window && (await this.committedBefore(unit, window.range.to ?? null))) return;
     const record = this.record("run", { cursor: position.value, windowEnd: window?.range.to ?? null, rows: this.unitRows });
     await this.onTarget("committing", async () => {
       await unit.appendRunLog(encodeRunLogRecord(record));
@@ -160,6 +161,37 @@ export class Committer {
       position: position.value,
     });
     this.unitRows = 0;
+  }
+
+  /**
+   * A run executed twice (a queue job taken again after its worker died past a commit) must not
+   * commit a window twice: where the target can tell inside the unit's transaction, a window this
+   * run already committed is rolled back here and counted as done.
+   */
+  private async committedBefore(unit: CommitUnit, windowEnd: CursorValue | null): Promise<boolean> {
+    const { target, runId, table, emit } = this.args;
+    if (!target.capabilities.commitGuard) return false;
+    if (!unit.runLogOfRun)
+      throw new SqlloadError("SL406", `target of ${table} declares commitGuard but its commit units have no runLogOfRun()`, {
+        table,
+      });
+    const read = unit.runLogOfRun.bind(unit);
+    const rows = await this.onTarget("checking the run log of", () => read(runId));
+    const done = rows.some((row, i) => {
+      const record = decodeRunLogRow(row, i);
+      return record.event === "run" && record.windowEnd !== undefined && cursorEquals(record.windowEnd, windowEnd);
+    });
+    if (!done) return false;
+    await unit.abort();
+    this.unit = undefined;
+    this.unitRows = 0;
+    this.windowsDone++;
+    emit({
+      type: "table_warning",
+      table,
+      message: `run ${runId} already committed the window ending ${windowEnd ? cursorToString(windowEnd) : "at the end"}: not committed again`,
+    });
+    return true;
   }
 
   /** After the last commit: a staged target publishing at the end of the run makes everything visible now. */

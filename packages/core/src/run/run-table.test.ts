@@ -106,6 +106,30 @@ describe("runTable: windows", () => {
     expect(landed(target)).toEqual([5, 15, 25]);
   });
 
+  it("never commits a window twice when one run is executed again (a queue job taken over), where the target can check", async () => {
+    const rows = source(rowsAt(5, 15, 25));
+    const settings = { ...windowed, cursorEnd: "30", writeStrategy: "append" as const };
+    const flags = { startCursor: "0", endCursor: "30" };
+    for (const commitGuard of [true, false]) {
+      const target = new MemoryTarget({ commitGuard });
+      await runMemoryTable(rows, target, settings, { runId: "job-7", flags });
+      // The same run again over the same range: under append, without the guard its rows land twice.
+      const again = await runMemoryTable(rows, target, settings, { runId: "job-7", flags });
+      if (commitGuard) {
+        expect(landed(target)).toEqual([5, 15, 25]);
+        expect(again.of("window_committed")).toHaveLength(0);
+        expect(again.of("table_warning").map((w) => w.message)).toEqual([
+          "run job-7 already committed the window ending 10: not committed again",
+          "run job-7 already committed the window ending 20: not committed again",
+          "run job-7 already committed the window ending 30: not committed again",
+        ]);
+        expect(records(target)).toHaveLength(3);
+      } else {
+        expect(landed(target)).toEqual([5, 5, 15, 15, 25, 25]);
+      }
+    }
+  });
+
   it("keeps the windows before a failure, and the next run resumes at the failed window", async () => {
     const target = new MemoryTarget();
     const rows = source(rowsAt(5, 15, 25, 35, 45));

@@ -125,6 +125,7 @@ export class MemoryTarget implements TargetConnection {
         live();
         changes.log.push(row);
       },
+      runLogOfRun: async (runId) => this.runLog.filter((r) => r.table === changes.name && r.runId === runId),
       commit: async () => {
         live();
         this.count("commit");
