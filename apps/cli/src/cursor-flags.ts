@@ -1,5 +1,5 @@
 import { Flags } from "@oclif/core";
-import { formatTargetTable, type PlanProjectResult, SqlloadError } from "@sqlload/core";
+import type { ProjectConfig } from "@sqlload/core";
 
 /** Flags `plan` and `load` share: which range to read and whether to start over. */
 export const readFlags = {
@@ -14,24 +14,10 @@ export const readFlags = {
   reload: Flags.boolean({ summary: "Start the tables over: build each anew and swap it in at the end." }),
 };
 
-/**
- * With --start-cursor/--end-cursor the values must parse and every selected table must share one
- * cursor kind (SPEC §5): usage errors, found before anything is read.
- */
-export function checkRangeFlags(planned: PlanProjectResult, flags: { "start-cursor"?: string; "end-cursor"?: string }): void {
-  if (flags["start-cursor"] === undefined && flags["end-cursor"] === undefined) return;
-  const usage = planned.failed.find((f) => ["SL113", "SL204", "SL210", "SL211"].includes(f.error?.code ?? ""));
-  if (usage?.error) throw usage.error;
-  const kinds = new Map<string, string[]>();
-  for (const p of planned.prepared) {
-    const kind = p.plan.cursor?.kind ?? "none";
-    kinds.set(kind, [...(kinds.get(kind) ?? []), formatTargetTable(p.plan.target)]);
-  }
-  if (kinds.size > 1) {
-    const listing = [...kinds].map(([kind, tables]) => `${kind}: ${tables.join(", ")}`).join("; ");
-    throw new SqlloadError(
-      "SL204",
-      `--start-cursor/--end-cursor need one cursor kind, but the selected tables have ${kinds.size} (${listing})`,
-    );
-  }
+/** What `plan` and `load` say for a project without tables, and how to add one. */
+export function nothingToLoad(config: ProjectConfig): string {
+  const why = config.sources.length
+    ? `its ${config.sources.length === 1 ? "source lists" : "sources list"} no tables`
+    : "it has no sources";
+  return `nothing to load: ${config.file} has no tables (${why}). Add one as [sources.<name>.tables."<schema>.<table>"], or export tables from a TypeScript source's module.`;
 }

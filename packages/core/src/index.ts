@@ -106,10 +106,12 @@ export { type EndReason, type PlanFlags, type PlanInput, planTable, type TablePl
 export { type ReadStart, readStart, type StartReason } from "./plan/read-start.js";
 export { batchLine, cursorLine, planToJSON, renderPlanTree } from "./plan/render-plan.js";
 export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
+export { checkTables, isConfigError } from "./run/check-tables.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
 export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";
 export { type ConnectorLookup, ProjectSession, type ProjectTable } from "./run/project-session.js";
 export { keepInRange } from "./run/range-filter.js";
+export { allCaughtUp, loadUntilCaughtUp, type PassLoopOptions, type PassLoopResult, runPasses } from "./run/run-loop.js";
 export {
   failedResult,
   type LoadOptions,
@@ -122,7 +124,7 @@ export { type RunTableArgs, runTable } from "./run/run-table.js";
 export { type Selectable, selectTables } from "./run/select-tables.js";
 export { appendRunLogRecord } from "./state/append-record.js";
 export { isJson, type Json } from "./state/json.js";
-export { type HistoryEntry, type LoggedPosition, loggedPosition } from "./state/logged-state.js";
+export { type HistoryEntry, type LoggedPosition, logDisagreesWithData, loggedPosition } from "./state/logged-state.js";
 export {
   decodeRunLogRow,
   encodeRunLogRecord,

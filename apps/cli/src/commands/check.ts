@@ -1,3 +1,4 @@
+import { checkTables } from "@sqlload/core";
 import { SqlloadCommand } from "../sqlload-command.js";
 
 export default class Check extends SqlloadCommand {
@@ -13,8 +14,9 @@ Exit code 0 when the project is valid, 2 when it is not.`;
     const { config, session } = await this.openProject(flags.project);
     try {
       const tables = await session.tables();
-      // Tables defined in code declare settings in their options: validate those too (loading a module connects to nothing).
-      for (const table of tables) await session.tableSettings(table);
+      // Tables defined in code declare settings and columns: validate those too, and the rules that
+      // follow from a declared cursor kind (loading a module connects to nothing).
+      await checkTables(session, tables, {}, { connect: false });
       const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
       this.out(
         `ok: ${config.file}: target ${config.target.connector} (schema ${config.target.schema}), ${n(config.sources.length, "source")}, ${n(tables.length, "table")}`,

@@ -1,17 +1,9 @@
 import { Args, Flags } from "@oclif/core";
-import {
-  cursorToString,
-  eventToJSON,
-  type LoadResult,
-  loadProject,
-  planProject,
-  type RunEvent,
-  type TableResult,
-} from "@sqlload/core";
-import { checkRangeFlags, readFlags } from "../cursor-flags.js";
+import { eventToJSON, formatCursor, type LoadResult, loadUntilCaughtUp, type PassLoopResult, type RunEvent } from "@sqlload/core";
+import { nothingToLoad, readFlags } from "../cursor-flags.js";
 import { ExitCode, exitCodeForResults } from "../exit-codes.js";
 import { formatCount, formatSeconds } from "../render/format.js";
-import { lineRenderer } from "../render/line-renderer.js";
+import { committedLine, lineRenderer } from "../render/line-renderer.js";
 import { peakMemory } from "../render/peak-memory.js";
 import { ProgressRenderer } from "../render/progress-renderer.js";
 import { writeRunResults } from "../run-results-file.js";
@@ -82,44 +74,41 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     process.on("SIGTERM", onSignal);
     try {
       const tables = await session.select(argv as string[]);
-      const baseFlags = { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], maxWindows: flags["max-windows"] };
-      if (baseFlags.startCursor !== undefined || baseFlags.endCursor !== undefined) {
-        // One cursor kind per run, checked before anything is read.
-        checkRangeFlags(await planProject(session, tables, { ...baseFlags, reload: flags.reload }, new Date()), flags);
-      }
       const json = flags["log-format"] === "json";
-      const progress = !json && (flags.progress ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));
-      const emit = this.renderer(json, progress);
-      const maxRuns = flags["until-caught-up"] ? flags["max-runs"] : 1;
-      let last: LoadResult | undefined;
-      let pass = 0;
-      const started = Date.now();
-      let totalRows = 0;
-      while (pass < maxRuns) {
-        pass++;
-        // --reload applies to the first pass only.
-        last = await loadProject(session, tables, {
-          flags: { ...baseFlags, reload: flags.reload && pass === 1 },
-          concurrency: flags.concurrency,
-          failFast: flags["fail-fast"],
-          emit,
-          signal: controller.signal,
-          chunkBytes: chunkBytes(),
-        });
-        writeRunResults(config.dir, last, flags["until-caught-up"] ? pass : undefined);
-        totalRows += last.results.reduce((sum, r) => sum + r.rows, 0);
-        const code = exitCodeForResults(last.results, controller.signal.aborted);
-        if (code !== ExitCode.ok || !flags["until-caught-up"] || caughtUp(last.results)) break;
+      if (tables.length === 0) {
+        if (!json) this.out(nothingToLoad(config));
+        return;
       }
-      const result = last as LoadResult;
+      const flagsForPlan = {
+        startCursor: flags["start-cursor"],
+        endCursor: flags["end-cursor"],
+        maxWindows: flags["max-windows"],
+        reload: flags.reload,
+      };
+      const progress = !json && (flags.progress ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));
+      const looping = flags["until-caught-up"];
+      const started = Date.now();
+      const outcome = await loadUntilCaughtUp(session, tables, {
+        flags: flagsForPlan,
+        concurrency: flags.concurrency,
+        failFast: flags["fail-fast"],
+        emit: this.renderer(json, progress),
+        signal: controller.signal,
+        chunkBytes: chunkBytes(),
+        untilCaughtUp: looping,
+        maxRuns: flags["max-runs"],
+        afterPass: (result, pass) => writeRunResults(config.dir, result, looping ? pass : undefined),
+      });
+      const result = outcome.last;
       const code = exitCodeForResults(result.results, controller.signal.aborted);
-      if (!json) this.summary(result, pass, totalRows, (Date.now() - started) / 1000, flags["until-caught-up"]);
+      if (!json) this.summary(result, outcome, (Date.now() - started) / 1000, looping);
       if (code !== ExitCode.ok) this.exit(code);
-      if (flags["until-caught-up"] && !caughtUp(result.results)) {
+      if (outcome.stoppedAtMaxRuns) {
         if (!json) {
-          this.err(`not caught up after ${pass} pass${pass === 1 ? "" : "es"} (--max-runs ${maxRuns}):`);
+          const pass = outcome.passes;
+          this.err(`not caught up after ${pass} pass${pass === 1 ? "" : "es"} (--max-runs ${flags["max-runs"]}):`);
           for (const r of result.results.filter((r) => r.caughtUp === false)) {
-            this.err(`  ${r.table} at ${r.positionAfter ? cursorToString(r.positionAfter) : "its start"}`);
+            this.err(`  ${r.table} at ${r.positionAfter ? formatCursor(r.positionAfter) : "its start"}`);
           }
         }
         this.exit(ExitCode.notCaughtUp);
@@ -145,22 +134,20 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     );
   }
 
-  private summary(result: LoadResult, passes: number, totalRows: number, seconds: number, looping: boolean): void {
+  private summary(result: LoadResult, outcome: PassLoopResult, seconds: number, looping: boolean): void {
     const loaded = result.results.filter((r) => r.status === "loaded");
     const notLoaded = result.results.length - loaded.length;
     const tables = `${loaded.length} of ${result.results.length} table${result.results.length === 1 ? "" : "s"} loaded`;
-    const rows = looping ? totalRows : loaded.reduce((sum, r) => sum + r.rows, 0);
+    const rows = looping ? outcome.rows : result.results.reduce((sum, r) => sum + r.rows, 0);
+    const passes = outcome.passes;
     const passText = looping ? ` in ${passes} pass${passes === 1 ? "" : "es"}` : "";
-    const caught = looping && caughtUp(result.results) ? ", caught up" : "";
+    const caught = looping && outcome.caughtUp ? ", caught up" : "";
+    // A table that failed or was interrupted keeps what it committed: say so, not just "not loaded".
+    for (const r of result.results) if (r.status !== "loaded" && r.rows > 0) this.out(committedLine(r));
     this.out(
       `done: ${tables}, ${formatCount(rows)} rows${passText} in ${formatSeconds(seconds)}${notLoaded ? `, ${notLoaded} not loaded` : ""}${caught}, peak memory ${peakMemory()}`,
     );
   }
-}
-
-/** Every table caught up: those without an end or a per-run bound count as caught up. */
-function caughtUp(results: readonly TableResult[]): boolean {
-  return results.every((r) => r.status === "loaded" && r.caughtUp !== false);
 }
 
 /**

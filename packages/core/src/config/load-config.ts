@@ -13,6 +13,14 @@ import { checkConnectorKey, validateTableSettings } from "./table-settings.js";
 
 export const PROJECT_FILE = "sqlload.toml";
 
+/**
+ * Parses a project file. Integers beyond 2^53 come back as bigints (a plain parse throws on them),
+ * so every reader of the file sees the same document and an integer cursor stays exact.
+ */
+function parseProjectToml(text: string): Record<string, unknown> {
+  return parse(text, { integersAsBigInt: "asNeeded" }) as Record<string, unknown>;
+}
+
 /** The `sqlload.toml` in `start` or the nearest parent folder; SL100 when there is none. */
 export function findProjectFile(start: string, explicit = false): string {
   let dir = resolve(start);
@@ -52,7 +60,7 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
 
   let raw: Record<string, unknown>;
   try {
-    raw = parse(text, { integersAsBigInt: "asNeeded" }) as Record<string, unknown>;
+    raw = parseProjectToml(text);
   } catch (error) {
     if (error instanceof TomlError) {
       const firstLine = error.message.split("\n")[0] ?? error.message;
@@ -203,7 +211,7 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
 export function connectorNames(file: string): Set<string> {
   const names = new Set<string>();
   try {
-    const raw = parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    const raw = parseProjectToml(readFileSync(file, "utf8"));
     const target = raw.target as Record<string, unknown> | undefined;
     names.add(typeof target?.connector === "string" ? target.connector : "duckdb");
     for (const source of Object.values((raw.sources ?? {}) as Record<string, unknown>)) {

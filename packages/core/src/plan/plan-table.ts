@@ -7,6 +7,7 @@ import { type CursorKind, isTimeKind } from "../cursor/cursor-kind.js";
 import { type CursorValue, compareCursor, parseCursor } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import { type CommitMode, commitMode } from "./commit-mode.js";
+import { checkCursorRules } from "./cursor-rules.js";
 import { nowAs, nowMicros, type ReadStart, readStart, todayDays } from "./read-start.js";
 import { layWindows, successor, type WindowSpec, windowStep } from "./windows.js";
 
@@ -110,17 +111,7 @@ export function planTable(input: PlanInput): TablePlan {
   }
 
   const kind = cursor.kind;
-  if (!isTimeKind(kind)) {
-    for (const key of ["lookback", "lookahead"] as const) {
-      if (settings[key]) {
-        throw new SqlloadError(
-          "SL205",
-          `table ${table}: \`${key}\` needs a date or timestamp cursor; ${cursor.column} is ${kind}`,
-          { table },
-        );
-      }
-    }
-  }
+  checkCursorRules({ table, settings, column: cursor.column, kind, flags });
   if ((strategy === "replace" || reload) && (flags.startCursor !== undefined || flags.endCursor !== undefined)) {
     throw new SqlloadError(
       "SL211",
@@ -195,14 +186,7 @@ function readEnd(input: PlanInput, kind: CursorKind, windowed: boolean): TablePl
   const { settings, flags, now } = input;
   if (flags.endCursor !== undefined) return { reason: "--end-cursor", value: parseCursor(kind, flags.endCursor, "--end-cursor") };
   if (settings.cursorEnd !== undefined) {
-    if (settings.cursorEnd === "now") {
-      if (!isTimeKind(kind)) {
-        throw new SqlloadError(
-          "SL207",
-          `table ${input.source}.${input.key}: \`cursor_end = "now"\` needs a date or timestamp cursor`,
-          { table: `${input.source}.${input.key}` },
-        );
-      }
+    if (settings.cursorEnd === "now" && isTimeKind(kind)) {
       // A date cursor ends at today, exclusive: it loads up to yesterday, never half of today.
       return { reason: "cursor_end", value: nowAs(kind, now) };
     }

@@ -3,6 +3,7 @@ import { formatTargetTable } from "../connector/table-ref.js";
 import { asSqlloadError, isSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import type { PlanFlags } from "../plan/plan-table.js";
+import { checkTables, isConfigError } from "./check-tables.js";
 import { type PreparedTable, prepareTable } from "./prepare-table.js";
 import type { ProjectSession, ProjectTable } from "./project-session.js";
 import { runTable } from "./run-table.js";
@@ -20,6 +21,7 @@ export async function planProject(
   flags: PlanFlags,
   now: Date,
 ): Promise<PlanProjectResult> {
+  await checkTables(session, tables, flags, { connect: true });
   const target = await session.targetConnection();
   const prepared: PreparedTable[] = [];
   const failed: TableResult[] = [];
@@ -32,6 +34,9 @@ export async function planProject(
       failed.push(failedResult(table, asSqlloadError(error, "SL304", `cannot plan ${name}`, { table: name })));
     }
   }
+  // A rule only the source's metadata could check is still a config error, not one table's failure.
+  const configError = failed.find((f) => isConfigError(f.error))?.error;
+  if (configError) throw configError;
   return { prepared, failed };
 }
 
@@ -80,6 +85,7 @@ export async function loadProject(
   tables: readonly ProjectTable[],
   options: LoadOptions,
 ): Promise<LoadResult> {
+  await checkTables(session, tables, options.flags, { connect: true });
   const runId = options.runId ?? randomUUID();
   const now = options.now ?? new Date();
   const started = Date.now();

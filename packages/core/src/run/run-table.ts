@@ -10,7 +10,7 @@ import type {
 } from "../connector/source.js";
 import { formatTargetTable } from "../connector/table-ref.js";
 import type { CommitUnit, TargetConnection } from "../connector/target.js";
-import { type CursorValue, compareCursor, cursorToString, maxCursor } from "../cursor/cursor-value.js";
+import { type CursorValue, compareCursor, cursorEquals, cursorToString, maxCursor } from "../cursor/cursor-value.js";
 import { asSqlloadError, isSqlloadError, SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import { CHUNK_BYTES } from "../plan/commit-mode.js";
@@ -148,6 +148,7 @@ class TableRun {
       rows: this.committedRows,
       dropped: this.dropped,
       windows: this.windowsDone,
+      commits: this.unitsCommitted,
       positionBefore: this.positionBefore,
       positionAfter: this.committedPosition,
       ...(reportsCaughtUp && status === "loaded" ? { caughtUp: caughtUp ?? true } : {}),
@@ -422,6 +423,20 @@ class TableRun {
   }
 
   private unitsCommitted = 0;
+  /** The logged state the last commit of this run recorded, as JSON. */
+  private committedState: string | undefined;
+
+  /** A unit with no rows, no window, and the same state and position as this run's last commit. */
+  private changesNothing(window: CursorRange | undefined): boolean {
+    return (
+      this.unitsCommitted > 0 &&
+      this.unitRows === 0 &&
+      window === undefined &&
+      this.plan.commit !== "swap" &&
+      this.committedState === JSON.stringify(this.state ?? null) &&
+      cursorEquals(this.position, this.committedPosition)
+    );
+  }
 
   /** Writes the run-log record and commits the current unit. */
   private async commitUnit(window: CursorRange | undefined, info: { index: number; count: number } | undefined): Promise<void> {
@@ -443,6 +458,13 @@ class TableRun {
           rows: 0,
         });
       }
+      return;
+    }
+    if (this.changesNothing(window)) {
+      // A record that repeats the last one would only clutter the log (a checkpoint that moved
+      // nothing, the empty tail after the last checkpoint); this run's first record marks it.
+      await unit.abort();
+      this.unit = undefined;
       return;
     }
     const record = encodeRunLogRecord({
@@ -467,6 +489,7 @@ class TableRun {
     this.unitsCommitted++;
     this.committedRows += this.unitRows;
     this.committedPosition = this.position;
+    this.committedState = JSON.stringify(this.state ?? null);
     this.keyCheck?.reset();
     if (this.args.target.capabilities.commitModel === "staged" && !this.publishesAtEnd) await this.publish();
     if (window) this.windowsDone++;
