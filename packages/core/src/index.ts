@@ -99,6 +99,15 @@ export {
   SqlloadError,
   type SqlloadErrorOptions,
 } from "./errors/sqlload-error.js";
+export {
+  nodeSocketErrorKind,
+  toVendorSqlloadError,
+  type VendorErrorContext,
+  type VendorErrorKind,
+  vendorError,
+  vendorErrorKinds,
+  vendorErrorMeanings,
+} from "./errors/vendor-error.js";
 export { eventToJSON, resultToJSON, runResultsToJSON } from "./events/event-json.js";
 export { type EmitEvent, EVENT_SCHEMA_VERSION, type RunEvent, type TableResult, type TableStatus } from "./events/run-event.js";
 export { CHUNK_BYTES, type CommitMode, commitMode } from "./plan/commit-mode.js";
@@ -122,6 +131,7 @@ export {
 } from "./run/run-project.js";
 export { type RunTableArgs, runTable } from "./run/run-table.js";
 export { type Selectable, selectTables } from "./run/select-tables.js";
+export { cursorOrderBy, type RangeDialect, type RangePredicateOptions, rangePredicate } from "./sql/range-predicate.js";
 export { appendRunLogRecord } from "./state/append-record.js";
 export { isJson, type Json } from "./state/json.js";
 export { type HistoryEntry, type LoggedPosition, logDisagreesWithData, loggedPosition } from "./state/logged-state.js";

@@ -93,6 +93,20 @@ export const errorCodes = {
     hint: "Check that the target is up and reachable, then run again.",
     retryable: true,
   },
+  SL309: {
+    title: "Authentication failed",
+    hint: "Check the user, password, key or token of the connection; sqlload does not retry a refused login.",
+  },
+  SL310: {
+    title: "Rate limit or quota exceeded",
+    hint: "The service asked sqlload to slow down; run again later, or raise the quota.",
+    retryable: true,
+  },
+  SL311: {
+    title: "Timed out",
+    hint: "The service did not answer in time; run again, or raise the connection's timeout.",
+    retryable: true,
+  },
 
   SL400: { title: "Connector not installed", hint: "Install it beside sqlload, e.g. `npm i -D @sqlload/connector-NAME`." },
   SL401: { title: "Connector cannot be a source", hint: "Use a connector that reads, or make this the target." },
