@@ -147,6 +147,14 @@ export class PostgresSource implements SourceConnection {
     return { role: "source" as const, action: `${action} (source ${this.name}, ${this.connection.display})`, table };
   }
 
+  /** Reaches the server now, so core retries a refused connection before any table is described. */
+  async connect(): Promise<void> {
+    const client = await this.connection.acquire().catch((error) => {
+      throw toSqlloadError(error, this.context("connecting"));
+    });
+    client.release();
+  }
+
   async describeTable(request: SourceTableRequest): Promise<SourceTableInfo> {
     const client = await this.connection.acquire().catch((error) => {
       throw toSqlloadError(error, this.context("connecting", request.table.key));

@@ -5,9 +5,12 @@ import { parse, TomlError } from "smol-toml";
 import type { ConfigKeySpec, ConnectorConfigSchema } from "../connector/connector.js";
 import { parseTableKey, targetTableFor } from "../connector/table-ref.js";
 import { type ErrorLocation, SqlloadError } from "../errors/sqlload-error.js";
+import { type ConnectPolicy, DEFAULT_CONNECT_POLICY } from "../run/connect-retry.js";
+import { parseDuration } from "./duration.js";
 import { interpolate } from "./interpolate.js";
 import { formatKeyPath, KeyLocator } from "./locate.js";
 import type { ProjectConfig, SourceConfig, TableConfig, TargetConfig } from "./project-config.js";
+import { connectionSettingSpecs } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 import { checkConnectorKey, validateTableSettings } from "./table-settings.js";
 
@@ -45,6 +48,40 @@ export interface LoadConfigOptions {
 }
 
 const TOP_KEYS = ["target", "sources"];
+const CONNECT_KEYS = connectionSettingSpecs.map((s) => s.key);
+
+/** `connect_retries` and `connect_timeout` of a source or the target, over the defaults. */
+function readConnectPolicy(block: Record<string, unknown>, where: (key: string) => ErrorLocation): ConnectPolicy {
+  const retries = block.connect_retries;
+  const timeout = block.connect_timeout;
+  let policy = DEFAULT_CONNECT_POLICY;
+  if (retries !== undefined) {
+    if (typeof retries !== "number" || !Number.isInteger(retries) || retries < 0 || retries > 100) {
+      throw new SqlloadError(
+        "SL103",
+        `\`connect_retries\` must be a whole number from 0 to 100, not ${JSON.stringify(String(retries))}`,
+        {
+          location: where("connect_retries"),
+        },
+      );
+    }
+    policy = { ...policy, retries };
+  }
+  if (timeout !== undefined) {
+    const duration = typeof timeout === "string" ? parseDuration(timeout) : undefined;
+    if (!duration) {
+      throw new SqlloadError(
+        "SL104",
+        `\`connect_timeout\` = ${JSON.stringify(String(timeout))} is not a duration such as "10s"`,
+        {
+          location: where("connect_timeout"),
+        },
+      );
+    }
+    policy = { ...policy, timeoutMs: Number(duration.micros / 1000n) };
+  }
+  return policy;
+}
 
 /**
  * Reads and validates a project: TOML syntax, `${VAR}` interpolation, every key and value, and
@@ -157,7 +194,8 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
   const target: TargetConfig = {
     connector: targetConnector,
     schema,
-    options: readBlock(targetBlock, targetSpecs.target ?? [], ["target"], ["connector", "schema"]),
+    options: readBlock(targetBlock, targetSpecs.target ?? [], ["target"], ["connector", "schema", ...CONNECT_KEYS]),
+    connect: readConnectPolicy(targetBlock, (key) => where(["target", key])),
     location: where(["target"]),
   };
 
@@ -178,7 +216,8 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
       });
     }
     const specs = schemaOf(connector, path);
-    const sourceOptions = readBlock(block, specs.source ?? [], path, ["connector", "tables"]);
+    const sourceOptions = readBlock(block, specs.source ?? [], path, ["connector", "tables", ...CONNECT_KEYS]);
+    const connect = readConnectPolicy(block, (key) => where([...path, key]));
     const tables: TableConfig[] = [];
     for (const [key, settingsValue] of Object.entries(asTable(block.tables ?? Object.create(null), [...path, "tables"]))) {
       const tablePath = [...path, "tables", key];
@@ -197,7 +236,7 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
       });
       tables.push({ source: name, ref, target: targetTableFor(schema, name, ref), ...validated, where: tableWhere });
     }
-    sources.push({ name, connector, options: sourceOptions, tables, location: where(path) });
+    sources.push({ name, connector, options: sourceOptions, tables, connect, location: where(path) });
   }
 
   return { file: path, dir, target, sources, secrets };

@@ -1,5 +1,6 @@
 import type { SourceTableRef, TargetTableRef } from "../connector/table-ref.js";
 import type { ErrorLocation } from "../errors/sqlload-error.js";
+import type { ConnectPolicy } from "../run/connect-retry.js";
 import type { SettingLocator, TableSettings } from "./table-settings.js";
 
 export interface TargetConfig {
@@ -8,6 +9,8 @@ export interface TargetConfig {
   readonly schema: string;
   /** The connector's own keys, validated by its schema. */
   readonly options: Readonly<Record<string, unknown>>;
+  /** How core opens the connection: `connect_retries`, `connect_timeout`. */
+  readonly connect: ConnectPolicy;
   readonly location: ErrorLocation;
 }
 
@@ -27,6 +30,8 @@ export interface SourceConfig {
   readonly options: Readonly<Record<string, unknown>>;
   /** Tables listed in `sqlload.toml`. A TypeScript source may add tables of its own (its module's exports). */
   readonly tables: readonly TableConfig[];
+  /** How core opens the connection: `connect_retries`, `connect_timeout`. */
+  readonly connect: ConnectPolicy;
   readonly location: ErrorLocation;
 }
 

@@ -52,6 +52,22 @@ export const tableSettingSpecs: readonly SettingSpec[] = [
   { key: "columns", type: "string[]", description: "Columns to read; default all." },
 ];
 
+/** Keys every source and the target accept, whatever the connector: how core opens their connections. */
+export const connectionSettingSpecs: readonly SettingSpec[] = [
+  {
+    key: "connect_retries",
+    type: "integer",
+    description:
+      "Attempts after the first when opening a connection is refused, reset or times out (default 4; 0: try once). An authentication failure is never retried.",
+  },
+  {
+    key: "connect_timeout",
+    type: "duration",
+    description:
+      'How long to keep trying to open a connection, from the first attempt (default "10s"), with exponential backoff and jitter.',
+  },
+];
+
 export const tableSettingKeys: readonly string[] = tableSettingSpecs.map((s) => s.key);
 
 /** `cursor_column` → `cursorColumn`: the names TypeScript table options use. */

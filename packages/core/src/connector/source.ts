@@ -83,6 +83,8 @@ export interface SourceTableReader {
 
 export interface SourceConnection {
   readonly capabilities: SourceCapabilities;
+  /** Optional: reaches the server now, so that core retries a refused connection (see `TargetConnection.connect`). */
+  connect?(): Promise<void>;
   /** Tables the source offers when `sqlload.toml` lists none (a TypeScript module's exports). */
   listTables?(): Promise<readonly SourceTableRef[]>;
   describeTable(request: SourceTableRequest): Promise<SourceTableInfo>;

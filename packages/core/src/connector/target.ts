@@ -54,6 +54,12 @@ export interface CommitUnit {
 
 export interface TargetConnection {
   readonly capabilities: TargetCapabilities;
+  /**
+   * Optional: reaches the server now (e.g. `SELECT 1`), for a connection that otherwise connects
+   * lazily, so that a refused connection fails while core retries opening it. Throw the connector's
+   * connection error (retryable) for a refused or reset connection, a non-retryable one for a login.
+   */
+  connect?(): Promise<void>;
   describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null>;
   /** The maximum of a cursor column, in code point order for text; null when the table is empty or absent. */
   maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null>;
