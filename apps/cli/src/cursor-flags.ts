@@ -11,7 +11,10 @@ export const readFlags = {
     summary: "Read up to this cursor value (exclusive). With --start-cursor, replaces exactly [start, end) under delete_insert.",
     helpValue: "VALUE",
   }),
-  reload: Flags.boolean({ summary: "Start the tables over: build each anew and swap it in at the end." }),
+  reload: Flags.boolean({
+    summary:
+      "Start the tables over: build each anew and swap it in at the end. A reload reads every window in this run: max_windows_per_run and --max-windows do not apply.",
+  }),
 };
 
 /** What `plan` and `load` say for a project without tables, and how to add one. */

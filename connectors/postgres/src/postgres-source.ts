@@ -68,7 +68,7 @@ export async function resolveTable(db: Queryable, request: SourceTableRequest, s
       throw new SqlloadError("SL209", `column "${name}" is not in ${display} (source ${sourceName})`, { table: display });
     return column;
   });
-  const notes = [SNAPSHOT_NOTE];
+  const notes: string[] = [];
   if (request.cursorColumn === undefined) return { sql: qualifiedName(ref), display, columns, notes };
 
   const column = byName.get(request.cursorColumn);
@@ -167,6 +167,7 @@ export class PostgresSource implements SourceConnection {
         cursorNullable: resolved.cursor?.column.nullable,
         cursorIndexed: resolved.cursor?.indexed,
         notes: resolved.notes,
+        windowNotes: [SNAPSHOT_NOTE],
       };
     } catch (error) {
       throw toSqlloadError(error, this.context(`describing ${request.table.key}`, request.table.key));

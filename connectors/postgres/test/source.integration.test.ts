@@ -90,7 +90,8 @@ describe("describeTable", () => {
     expect(info.cursorKind).toBe("timestamp");
     expect(info.cursorNullable).toBe(true);
     expect(info.cursorIndexed).toBe(true);
-    expect(info.notes).toEqual([
+    expect(info.notes).toEqual([]);
+    expect(info.windowNotes).toEqual([
       "windows are read in one REPEATABLE READ snapshot, held open on the source for the whole table load (mind idle_in_transaction_session_timeout and vacuum)",
     ]);
   });

@@ -32,6 +32,10 @@ export interface PlanInput {
   readonly cursor?: { readonly column: string; readonly kind: CursorKind; readonly nullable: boolean } | undefined;
   /** Lines the source wants shown (index, collation, snapshot). */
   readonly sourceNotes?: readonly string[] | undefined;
+  /** Lines the source wants shown only when the table is read in windows. */
+  readonly sourceWindowNotes?: readonly string[] | undefined;
+  /** The table keeps logged state: it also commits at each checkpoint. */
+  readonly loggedState?: boolean | undefined;
   /** The source reads in cursor order cheaply (its cursor leads an index). */
   readonly orderedSource?: boolean | undefined;
   readonly targetMax: CursorValue | null;
@@ -64,6 +68,8 @@ export interface TablePlan {
   /** The target's maximum of the cursor when planning: where the data's position starts. */
   readonly targetMax: CursorValue | null;
   readonly commit: CommitMode;
+  /** A logged table commits at each checkpoint too (unless it is rebuilt, which commits once). */
+  readonly loggedState?: boolean | undefined;
   /** When commits become visible: at each commit, or (a staged target under `delete_insert`) once at the end of the run. */
   readonly publish: "each-commit" | "end-of-run";
   readonly windows?: (WindowSpec & { readonly size: string; readonly perRun?: number | undefined }) | undefined;
@@ -91,6 +97,7 @@ export function planTable(input: PlanInput): TablePlan {
     cursor,
     reload,
     targetMax: input.targetMax,
+    loggedState: input.loggedState === true,
   };
 
   if (!cursor) {
@@ -172,6 +179,12 @@ export function planTable(input: PlanInput): TablePlan {
     const perRun = flags.maxWindows ?? settings.maxWindowsPerRun;
     const firstFrom = start.windowEnd && compareCursor(start.value, start.windowEnd) < 0 ? start.value : undefined;
     windows = { ...spec, firstFrom, size: batchText(batch as NonNullable<typeof batch>), perRun };
+    notes.push(...(input.sourceWindowNotes ?? []));
+    if (reload && perRun !== undefined) {
+      notes.push(
+        `--reload rebuilds the table in one run over all ${spec.count} windows: ${flags.maxWindows !== undefined ? "--max-windows" : "max_windows_per_run"} does not apply`,
+      );
+    }
   }
   return { ...base, start, end, range, includeNulls, commit, windows, notes };
 }

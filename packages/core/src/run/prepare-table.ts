@@ -84,6 +84,8 @@ export async function prepareTable(args: {
     settings,
     cursor,
     sourceNotes: info.notes,
+    sourceWindowNotes: info.windowNotes,
+    loggedState: info.loggedState === true,
     orderedSource: source.capabilities.orderedReads && info.cursorIndexed === true,
     targetMax,
     loggedWindow,
