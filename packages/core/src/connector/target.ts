@@ -11,6 +11,13 @@ export type WriteStrategy = "append" | "delete_insert" | "merge" | "replace";
 
 export interface TargetTableInfo {
   readonly columns: readonly Column[];
+  /**
+   * Optional: the collation each text column sets, itself or through its table or schema, by
+   * column name. sqlload compares by code point and does not override a collation the user set;
+   * `plan` warns about one on the cursor or the primary key. Targets that always compare by code
+   * point (Postgres under `COLLATE "C"`) leave it out.
+   */
+  readonly collations?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface CommitUnitOptions {

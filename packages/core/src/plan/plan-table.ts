@@ -1,11 +1,12 @@
 import { describeDuration } from "../config/duration.js";
 import { type TableSettings, windowSize } from "../config/table-settings.js";
 import type { CursorRange } from "../connector/source.js";
-import type { TargetTableRef } from "../connector/table-ref.js";
+import { formatTargetTable, type TargetTableRef } from "../connector/table-ref.js";
 import type { WriteStrategy } from "../connector/target.js";
 import { type CursorKind, isTimeKind } from "../cursor/cursor-kind.js";
 import { type CursorValue, compareCursor, parseCursor } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
+import { collationWarnings } from "./collation-warnings.js";
 import { type CommitMode, commitMode } from "./commit-mode.js";
 import { checkCursorRules } from "./cursor-rules.js";
 import { nowAs, nowMicros, type ReadStart, readStart, todayDays } from "./read-start.js";
@@ -36,6 +37,8 @@ export interface PlanInput {
   readonly sourceWindowNotes?: readonly string[] | undefined;
   /** The table keeps logged state: it also commits at each checkpoint. */
   readonly loggedState?: boolean | undefined;
+  /** Collations the target table's text columns set, by column name. */
+  readonly targetCollations?: Readonly<Record<string, string>> | undefined;
   /** The source reads in cursor order cheaply (its cursor leads an index). */
   readonly orderedSource?: boolean | undefined;
   readonly targetMax: CursorValue | null;
@@ -74,6 +77,8 @@ export interface TablePlan {
   readonly publish: "each-commit" | "end-of-run";
   readonly windows?: (WindowSpec & { readonly size: string; readonly perRun?: number | undefined }) | undefined;
   readonly notes: readonly string[];
+  /** What may go wrong that sqlload will not change (a collation set on a target column). */
+  readonly warnings?: readonly string[] | undefined;
 }
 
 /** Plans one table: SPEC §3–§9 as a pure function of its inputs. */
@@ -98,6 +103,12 @@ export function planTable(input: PlanInput): TablePlan {
     reload,
     targetMax: input.targetMax,
     loggedState: input.loggedState === true,
+    warnings: collationWarnings({
+      table: formatTargetTable(input.target),
+      collations: input.targetCollations,
+      cursorColumn: input.cursor?.column,
+      primaryKey: settings.primaryKey,
+    }),
   };
 
   if (!cursor) {

@@ -65,6 +65,7 @@ export function renderPlanTree(plan: TablePlan): string {
   if (plan.columns) lines.push(`columns ${plan.columns.join(", ")}`);
   lines.push(batchLine(plan));
   for (const note of plan.notes) lines.push(`note ${note}`);
+  for (const warning of plan.warnings ?? []) lines.push(`warning ${warning}`);
   const cursor = cursorLine(plan);
   if (cursor) lines.push(cursor);
   const head = `${formatTargetTable(plan.target)} ← ${plan.source}.${plan.key}`;
@@ -115,6 +116,7 @@ export function planToJSON(plan: TablePlan): Record<string, unknown> {
         }
       : null,
     notes: plan.notes,
+    warnings: plan.warnings ?? [],
   };
 }
 

@@ -86,6 +86,7 @@ export async function prepareTable(args: {
     sourceNotes: info.notes,
     sourceWindowNotes: info.windowNotes,
     loggedState: info.loggedState === true,
+    targetCollations: targetInfo?.collations,
     orderedSource: source.capabilities.orderedReads && info.cursorIndexed === true,
     targetMax,
     loggedWindow,

@@ -126,6 +126,7 @@ async function loadOne(
     const source = await session.source(table.source);
     const prepared = await prepareTable({ table, source, target, flags: options.flags, now });
     options.emit({ type: "table_planned", table: name, plan: prepared.plan });
+    for (const message of prepared.plan.warnings ?? []) options.emit({ type: "table_warning", table: name, message });
     return await runTable({
       plan: prepared.plan,
       source,
