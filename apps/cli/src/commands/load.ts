@@ -1,9 +1,10 @@
 import { Args, Flags } from "@oclif/core";
 import { eventToJSON, formatCursor, type LoadResult, loadUntilCaughtUp, type PassLoopResult, type RunEvent } from "@sqlload/core";
-import { nothingToLoad, readFlags } from "../cursor-flags.js";
+import { readFlags } from "../cursor-flags.js";
 import { ExitCode, exitCodeForResults } from "../exit-codes.js";
 import { formatCount, formatSeconds } from "../render/format.js";
 import { committedLine, lineRenderer } from "../render/line-renderer.js";
+import { nothingToLoad } from "../render/nothing-to-load.js";
 import { peakMemory } from "../render/peak-memory.js";
 import { ProgressRenderer } from "../render/progress-renderer.js";
 import { writeRunResults } from "../run-results-file.js";

@@ -1,8 +1,9 @@
 import { Args, Flags } from "@oclif/core";
 import { planProject, planToJSON, renderPlanTree } from "@sqlload/core";
-import { nothingToLoad, readFlags } from "../cursor-flags.js";
+import { readFlags } from "../cursor-flags.js";
 import { ExitCode } from "../exit-codes.js";
 import { resultLine } from "../render/line-renderer.js";
+import { nothingToLoad } from "../render/nothing-to-load.js";
 import { SqlloadCommand } from "../sqlload-command.js";
 
 export default class Plan extends SqlloadCommand {
