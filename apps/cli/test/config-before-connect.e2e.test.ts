@@ -1,6 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
+import { sqlload, tempDir } from "./cli.js";
 import { TestProject } from "./project.js";
 
 // Issue 13 items 1-3: settings are exact and checked before anything connects (SPEC §2, §4, §9).
@@ -68,6 +70,29 @@ describe("cursor-kind rules of a declared integer cursor", () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toContain("error SL207");
     }
+  });
+});
+
+describe("cursor-kind rules only the source's metadata can check", () => {
+  it("plan and load report them as config errors (exit 2) before creating the target", async () => {
+    const dir = tempDir("sqlload-kind-");
+    const instance = await DuckDBInstance.create(join(dir, "app.duckdb"));
+    const connection = await instance.connect();
+    await connection.run("create table orders (id bigint, v varchar); insert into orders values (1, 'a')");
+    connection.closeSync();
+    instance.closeSync();
+    writeFileSync(
+      join(dir, "sqlload.toml"),
+      `[target]\npath = "w.duckdb"\n\n[sources.app]\nconnector = "duckdb"\npath = "app.duckdb"\n\n[sources.app.tables."main.orders"]\ncursor_column = "id"\ncursor_end = "now"\n`,
+    );
+    expect((await sqlload(["check"], { cwd: dir })).code).toBe(0);
+    for (const command of ["plan", "load"]) {
+      const result = await sqlload([command], { cwd: dir });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain("error SL207");
+      expect(result.stderr).toContain('sqlload.toml:10 sources.app.tables."main.orders".cursor_end');
+    }
+    expect(existsSync(join(dir, "w.duckdb"))).toBe(false);
   });
 });
 
