@@ -15,15 +15,20 @@ async function exec(file: string, sql: string): Promise<void> {
   }
 }
 
+/** A text-cursor table appending into a DuckDB target table created by hand with `createSql`. */
+async function textCursorProject(createSql: string): Promise<TestProject> {
+  const p = new TestProject(
+    { t: { columns: { k: "text", v: "integer" } } },
+    `[sources.src.tables.t]\ncursor_column = "k"\nwrite_strategy = "append"\n`,
+  );
+  p.rows("t", [{ k: "a9", v: 1 }]);
+  await exec(join(p.dir, "w.duckdb"), createSql);
+  return p;
+}
+
 describe("a DuckDB target column that sets a collation", () => {
   it("plan and load warn, naming the column, its collation and the consequence", async () => {
-    const p = new TestProject(
-      { t: { columns: { k: "text", v: "integer" } } },
-      `[sources.src.tables.t]\ncursor_column = "k"\nwrite_strategy = "append"\n`,
-    );
-    p.rows("t", [{ k: "a9", v: 1 }]);
-    await exec(
-      join(p.dir, "w.duckdb"),
+    const p = await textCursorProject(
       "create schema raw; create table raw.src__t (k varchar collate nocase, v integer); insert into raw.src__t values ('B1', 1), ('Z', 2), ('a9', 3);",
     );
     const plan = await p.ok("plan");
@@ -38,13 +43,7 @@ describe("a DuckDB target column that sets a collation", () => {
   });
 
   it("says nothing for a column without one", async () => {
-    const p = new TestProject(
-      { t: { columns: { k: "text", v: "integer" } } },
-      `[sources.src.tables.t]\ncursor_column = "k"\nwrite_strategy = "append"\n`,
-    );
-    p.rows("t", [{ k: "a9", v: 1 }]);
-    await exec(
-      join(p.dir, "w.duckdb"),
+    const p = await textCursorProject(
       `create schema raw; create table raw.src__t ("k" varchar, v integer, note varchar collate nocase); insert into raw.src__t values ('B1', 1, 'x');`,
     );
     const plan = await p.ok("plan");
