@@ -73,7 +73,8 @@ async function tableKind(
   try {
     source = connect ? await session.source(table.source) : await session.sourceIfOffering(table.source);
   } catch (error) {
-    if (isConfigError(error)) throw error;
+    // A source that connects to nothing has no outage to wait out: any failure is the project's.
+    if (isConfigError(error) || !connect) throw error;
     return undefined;
   }
   if (!source) return config.settings.cursorColumn ? undefined : "none";
@@ -87,7 +88,8 @@ async function tableKind(
   try {
     info = await source.describeTable(request);
   } catch (error) {
-    if (isConfigError(error)) throw error;
+    // A source that connects to nothing has no outage to wait out: any failure is the project's.
+    if (isConfigError(error) || !connect) throw error;
     return undefined;
   }
   const settings = mergeTableSettings(config.settings, info.settings, config.where, label);
