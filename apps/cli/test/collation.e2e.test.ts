@@ -1,6 +1,8 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
+import { sqlload, tempDir } from "./cli.js";
 import { TestProject } from "./project.js";
 
 // SPEC §4: sqlload does not override a collation set on a target column, but plan warns about it.
@@ -48,5 +50,24 @@ describe("a DuckDB target column that sets a collation", () => {
     );
     const plan = await p.ok("plan");
     expect(plan.stdout).not.toContain("warning");
+  });
+});
+
+describe("a DuckDB source column that sets a collation", () => {
+  it("plan warns, naming the source column, its collation and the consequence", async () => {
+    const dir = tempDir("sqlload-collation-");
+    await exec(
+      join(dir, "app.duckdb"),
+      "create table orders (k varchar collate nocase, v integer); insert into orders values ('B1', 1), ('a9', 2);",
+    );
+    writeFileSync(
+      join(dir, "sqlload.toml"),
+      `[target]\npath = "w.duckdb"\n\n[sources.app]\nconnector = "duckdb"\npath = "app.duckdb"\n\n[sources.app.tables."main.orders"]\ncursor_column = "k"\n`,
+    );
+    const plan = await sqlload(["plan"], { cwd: dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(
+      "warning source column app.main.orders.k sets collation nocase: sqlload does not override it, so the source compares the cursor range in that collation's order",
+    );
   });
 });

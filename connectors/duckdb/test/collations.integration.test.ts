@@ -1,10 +1,11 @@
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { parseTableKey } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
-import { openTarget, tempProject } from "./harness.js";
+import { openSource, openTarget, tempProject } from "./harness.js";
 
 // SPEC §4: a collation set on a target column is reported (plan warns), never overridden.
-describe("describeTable reports the collations text columns set", () => {
+describe("describeTable reports the collations text columns set, as target and as source", () => {
   it("finds them by column name, quoted names included, and only where one is set", async () => {
     const project = tempProject();
     try {
@@ -25,6 +26,14 @@ describe("describeTable reports the collations text columns set", () => {
         expect((await target.describeTable({ schema: "raw", name: "none" }))?.collations).toEqual({});
       } finally {
         await target.close();
+      }
+      const source = await openSource(project.dir);
+      try {
+        const request = (key: string) => ({ table: parseTableKey(key), cursorColumn: "k", options: {} });
+        expect((await source.describeTable(request("raw.t"))).collations).toEqual({ k: "nocase" });
+        expect((await source.describeTable(request("raw.none"))).collations).toEqual({});
+      } finally {
+        await source.close();
       }
     } finally {
       project.cleanup();

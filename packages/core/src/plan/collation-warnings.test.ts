@@ -28,4 +28,16 @@ describe("collationWarnings", () => {
     );
     expect(collationWarnings({ table: "raw.t", collations: undefined, cursorColumn: "k" })).toEqual([]);
   });
+
+  it("warns about a source cursor column that sets one", () => {
+    const [warning] = collationWarnings({
+      table: "raw.app__t",
+      collations: {},
+      cursorColumn: "k",
+      source: { table: "app.main.t", collations: { k: "nocase" } },
+    });
+    expect(warning).toContain(
+      "source column app.main.t.k sets collation nocase: sqlload does not override it, so the source compares the cursor range",
+    );
+  });
 });

@@ -39,6 +39,8 @@ export interface PlanInput {
   readonly loggedState?: boolean | undefined;
   /** Collations the target table's text columns set, by column name. */
   readonly targetCollations?: Readonly<Record<string, string>> | undefined;
+  /** Collations the source table's text columns set, by column name. */
+  readonly sourceCollations?: Readonly<Record<string, string>> | undefined;
   /** The source reads in cursor order cheaply (its cursor leads an index). */
   readonly orderedSource?: boolean | undefined;
   readonly targetMax: CursorValue | null;
@@ -108,6 +110,7 @@ export function planTable(input: PlanInput): TablePlan {
       collations: input.targetCollations,
       cursorColumn: input.cursor?.column,
       primaryKey: settings.primaryKey,
+      source: { table: `${input.source}.${input.key}`, collations: input.sourceCollations },
     }),
   };
 

@@ -87,6 +87,7 @@ export async function prepareTable(args: {
     sourceWindowNotes: info.windowNotes,
     loggedState: info.loggedState === true,
     targetCollations: targetInfo?.collations,
+    sourceCollations: info.collations,
     orderedSource: source.capabilities.orderedReads && info.cursorIndexed === true,
     targetMax,
     loggedWindow,
