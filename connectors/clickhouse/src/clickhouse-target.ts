@@ -41,7 +41,14 @@ const COLLAPSING = /^(Replicated)?(Replacing|Collapsing|VersionedCollapsing)Merg
  * target table `raw.app__orders` is table `app__orders` of database `raw`, created when missing.
  */
 export class ClickHouseTarget implements TargetConnection {
-  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "staged", codePointText: true };
+  /** What every connection declares; the connector declares the same before connecting. */
+  static readonly capabilities: TargetCapabilities = {
+    ...defaultTargetCapabilities,
+    commitModel: "staged",
+    codePointText: true,
+    locking: true,
+  };
+  readonly capabilities: TargetCapabilities = ClickHouseTarget.capabilities;
   private readonly token = randomBytes(4).toString("hex");
   private readonly stages = new Map<string, TableStage>();
   private readonly locks = new Map<string, { release(): Promise<void> }>();

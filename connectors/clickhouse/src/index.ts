@@ -43,6 +43,7 @@ export default defineConnector({
     ],
     table: [],
   },
+  targetCapabilities: ClickHouseTarget.capabilities,
   async target(context) {
     const options = context.options;
     const url = optionalString(options, "url");

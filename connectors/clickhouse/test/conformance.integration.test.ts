@@ -58,6 +58,7 @@ for (const engine of engines()) {
           };
         },
         publish: (ref) => inner.publish(ref),
+        discard: (ref) => inner.discard(ref),
         readRunLog: (ref) => inner.readRunLog(ref),
         lockTable: (ref) => inner.lockTable(ref),
         close: () => inner.close(),

@@ -30,6 +30,7 @@ export class DuckDBSource implements SourceConnection {
     exactRange: true,
     orderedReads: true,
     snapshot: true,
+    firstCursorLookup: true,
   };
 
   private constructor(

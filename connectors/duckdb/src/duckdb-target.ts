@@ -30,7 +30,14 @@ import { wrapDuckDBError } from "./errors.js";
  * with SL306).
  */
 export class DuckDBTarget implements TargetConnection {
-  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+  /** What every connection declares; the connector declares the same before connecting. */
+  static readonly capabilities: TargetCapabilities = {
+    ...defaultTargetCapabilities,
+    commitModel: "transactional",
+    codePointText: true,
+    locking: false,
+  };
+  readonly capabilities: TargetCapabilities = DuckDBTarget.capabilities;
 
   private constructor(
     private readonly db: DuckDBDatabase,

@@ -23,6 +23,7 @@ export default defineConnector({
     ],
     table: [],
   },
+  targetCapabilities: DuckDBTarget.capabilities,
   async target(context) {
     const path = context.options.path ?? DEFAULT_TARGET_PATH;
     if (typeof path !== "string") throw new SqlloadError("SL103", "the DuckDB target's `path` must be a string");

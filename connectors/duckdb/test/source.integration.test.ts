@@ -100,7 +100,7 @@ describe("describeTable", () => {
     ]);
     expect(info.cursorKind).toBe("timestamp");
     expect(info.cursorNullable).toBe(true);
-    expect(source.capabilities).toEqual({ exactRange: true, orderedReads: true, snapshot: true });
+    expect(source.capabilities).toEqual({ exactRange: true, orderedReads: true, snapshot: true, firstCursorLookup: true });
   });
 
   it("reads the requested columns, adding the cursor column", async () => {

@@ -490,6 +490,6 @@ describe("identifiers", () => {
 });
 
 it("declares its capabilities and no table lock", () => {
-  expect(target.capabilities).toEqual({ commitModel: "transactional", codePointText: true });
+  expect(target.capabilities).toMatchObject({ commitModel: "transactional", codePointText: true, locking: false });
   expect(target.lockTable).toBeUndefined();
 });

@@ -3,7 +3,6 @@ import {
   type CursorKind,
   type CursorValue,
   cursorKindOf,
-  cursorToString,
   formatLogicalType,
   parseCursor,
   parseLogicalType,
@@ -154,8 +153,4 @@ export function statColumns(columns: readonly Column[]): { name: string; kind: C
     if (kind) out.push({ name: c.name, kind });
   }
   return out;
-}
-
-export function statText(value: CursorValue | null): string | null {
-  return value === null ? null : cursorToString(value);
 }

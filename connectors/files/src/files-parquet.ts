@@ -56,20 +56,6 @@ export async function columnStats(
   return out;
 }
 
-/** Row counts per file, from the footers. */
-export async function rowCounts(connection: DuckDBConnection, files: readonly string[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (files.length === 0) return out;
-  const list = fileListParameter(files);
-  const reader = await connection.runAndReadAll(
-    `SELECT file_name, num_rows FROM parquet_file_metadata($files)`,
-    { files: list.value },
-    { files: list.type },
-  );
-  for (const [file, rows] of reader.getRows()) out.set(String(file), Number(rows));
-  return out;
-}
-
 /** The families of types DuckDB can unify without losing what a value means. */
 function family(type: string): string {
   const t = type.toUpperCase();

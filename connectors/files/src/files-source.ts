@@ -25,6 +25,7 @@ export class FilesSource implements SourceConnection {
     exactRange: true,
     orderedReads: true,
     snapshot: false,
+    firstCursorLookup: true,
   };
 
   /** Tables described since their files last changed: `plan` describes, then `load` opens the same. */

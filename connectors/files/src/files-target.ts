@@ -45,7 +45,14 @@ import type { FileStore } from "./files-store.js";
  * unit is one manifest generation, so the commit model is transactional.
  */
 export class FilesTarget implements TargetConnection {
-  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+  /** What every connection declares; the connector declares the same before connecting. */
+  static readonly capabilities: TargetCapabilities = {
+    ...defaultTargetCapabilities,
+    commitModel: "transactional",
+    codePointText: true,
+    locking: true,
+  };
+  readonly capabilities: TargetCapabilities = FilesTarget.capabilities;
   /** Catalog changes of one table in this process, one at a time. */
   private readonly queues = new Map<string, Promise<unknown>>();
 

@@ -18,6 +18,7 @@ export default defineConnector({
     const root = sourceRoot(context.options, context.projectDir, context.sourceName);
     return FilesSource.open(new LocalFileStore(root), context.sourceName ?? "files");
   },
+  targetCapabilities: FilesTarget.capabilities,
   async target(context) {
     const options = targetOptions(context.options, context.projectDir);
     return FilesTarget.open(new LocalFileStore(options.root), options);

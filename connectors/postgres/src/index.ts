@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { type ConfigKeySpec, defineConnector } from "@sqlload/core";
 import { SSL_MODES } from "./postgres-connection.js";
 import { createPostgresSource } from "./postgres-source.js";
-import { createPostgresTarget } from "./postgres-target.js";
+import { createPostgresTarget, PostgresTarget } from "./postgres-target.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -37,6 +37,7 @@ export default defineConnector({
   configSchema: { source: connectionKeys, target: connectionKeys, table: [] },
   source: createPostgresSource,
   target: createPostgresTarget,
+  targetCapabilities: PostgresTarget.capabilities,
 });
 
 export { errorKind, type PgErrorKind, toSqlloadError } from "./errors.js";

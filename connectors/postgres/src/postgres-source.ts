@@ -131,6 +131,7 @@ export class PostgresSource implements SourceConnection {
     exactRange: true,
     orderedReads: true,
     snapshot: true,
+    firstCursorLookup: true,
   };
   private readonly connection: PostgresConnection;
   /** Open tables hold pooled clients; the pool cannot end until they are back. */

@@ -46,7 +46,14 @@ export function lockKey(ref: TargetTableRef): bigint {
 
 /** A Postgres database as the target: every commit unit is one transaction. */
 export class PostgresTarget implements TargetConnection {
-  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+  /** What every connection declares; the connector declares the same before connecting. */
+  static readonly capabilities: TargetCapabilities = {
+    ...defaultTargetCapabilities,
+    commitModel: "transactional",
+    codePointText: true,
+    locking: true,
+  };
+  readonly capabilities: TargetCapabilities = PostgresTarget.capabilities;
   private readonly connection: PostgresConnection;
   private readonly locks = new Set<pg.Client>();
   /** Units in flight hold pooled clients; closing rolls them back so the pool can end. */

@@ -25,10 +25,16 @@ import { selectRunLog, tableExists } from "./sqlite-run-log.js";
 /**
  * A folder of SQLite files as the target, one file per schema. Every commit unit is one
  * transaction (`transactional`), and SQLite compares text byte by byte in UTF-8, which is code
- * point order (`codePointText`): the defaults, spelt out so a reader of the template sees them.
+ * point order (`codePointText`); it has no `lockTable` (`locking: false`): the defaults, spelt out
+ * so a reader of the template sees them.
  */
 export class SqliteTarget implements TargetConnection {
-  readonly capabilities: TargetCapabilities = { ...defaultTargetCapabilities, commitModel: "transactional", codePointText: true };
+  readonly capabilities: TargetCapabilities = {
+    ...defaultTargetCapabilities,
+    commitModel: "transactional",
+    codePointText: true,
+    locking: false,
+  };
   private readonly files = new Map<string, SchemaFile>();
   private readonly folder: string;
 

@@ -15,6 +15,7 @@ import {
   type SourceTableReader,
   type SourceTableRef,
   type SourceTableRequest,
+  sourceCapabilityProblems,
 } from "@sqlload/core";
 import { afterAll, describe, expect } from "vitest";
 import { type Capability, checkSkips, type Skips } from "./capabilities.js";
@@ -277,12 +278,20 @@ export function describeSourceConformance(name: string, harness: SourceHarness):
       }
     });
 
+    describe("capabilities", () => {
+      test("declare firstCursorLookup exactly when opened tables have firstCursorAtOrAfter", [], async (s) => {
+        const table = await s.openDataset(cursorDatasets.integer);
+        expect(sourceCapabilityProblems(table.source.capabilities, table.reader)).toEqual([]);
+      });
+    });
+
     describe("firstCursorAtOrAfter (optional)", () => {
       for (const c of firstAtOrAfterCases) {
         const dataset = cursorDatasets[c.dataset];
         test(c.title, [`type.${dataset.type.kind}` as Capability], async (s, notApplicable) => {
           const table = await s.openDataset(dataset);
-          if (!table.reader.firstCursorAtOrAfter) return notApplicable("the reader has no firstCursorAtOrAfter");
+          if (!table.source.capabilities.firstCursorLookup || !table.reader.firstCursorAtOrAfter)
+            return notApplicable("capabilities.firstCursorLookup is false");
           expect(await table.reader.firstCursorAtOrAfter(c.probe)).toEqual(c.first);
         });
       }

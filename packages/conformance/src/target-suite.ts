@@ -15,6 +15,7 @@ import {
   type RunLogRow,
   type TargetConnection,
   type TargetTableRef,
+  targetCapabilityProblems,
   type WriteStrategy,
 } from "@sqlload/core";
 import { afterAll, describe, expect } from "vitest";
@@ -662,10 +663,20 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
       });
     });
 
+    describe("capabilities", () => {
+      test(
+        "are declared as the connection's methods are: publish and discard when staged, lockTable when locking",
+        [],
+        async (t) => {
+          expect(targetCapabilityProblems(t.target.capabilities, t.target)).toEqual([]);
+        },
+      );
+    });
+
     describe("lockTable (optional)", () => {
       test("a second lock on a table fails with SL306 until the first is released", [], async (t, notApplicable) => {
         const lockTable = t.target.lockTable?.bind(t.target);
-        if (!lockTable) return notApplicable("the target has no lockTable");
+        if (!t.target.capabilities.locking || !lockTable) return notApplicable("capabilities.locking is false");
         const ref = t.ref();
         await t.target.ensureTable(ref, [col("id", "int32")], {});
         const lock = await lockTable(ref);

@@ -5,11 +5,19 @@ export { camelCase, type SettingSpec, snakeCase, tableSettingSpecs, writeStrateg
 export { closest, didYouMean } from "./config/suggest.js";
 export { checkCombinations, type TableSettings, validateTableSettings } from "./config/table-settings.js";
 export {
+  type CommitModel,
+  commitModels,
   defaultSourceCapabilities,
   defaultTargetCapabilities,
   type SourceCapabilities,
   type TargetCapabilities,
 } from "./connector/capabilities.js";
+export {
+  checkSourceReader,
+  checkTargetConnection,
+  sourceCapabilityProblems,
+  targetCapabilityProblems,
+} from "./connector/capability-check.js";
 export {
   CORE_API_VERSION,
   type ConfigKeySpec,
@@ -18,6 +26,7 @@ export {
   type ConnectorConfigSchema,
   type ConnectorContext,
   type ConnectorManifest,
+  checkConnector,
   defineConnector,
   isConnector,
 } from "./connector/connector.js";
@@ -129,7 +138,7 @@ export {
   type PlanProjectResult,
   planProject,
 } from "./run/run-project.js";
-export { type RunTableArgs, runTable } from "./run/run-table.js";
+export { type RunTableArgs, runPrepared, runTable } from "./run/run-table.js";
 export { type Selectable, selectTables } from "./run/select-tables.js";
 export { cursorOrderBy, type RangeDialect, type RangePredicateOptions, rangePredicate } from "./sql/range-predicate.js";
 export { appendRunLogRecord } from "./state/append-record.js";

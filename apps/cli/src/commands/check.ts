@@ -17,6 +17,7 @@ Exit code 0 when the project is valid, 2 when it is not.`;
       // Tables defined in code declare settings and columns: validate those too, and the rules that
       // follow from a declared cursor kind (loading a module connects to nothing).
       await checkTables(session, tables, {}, { connect: false });
+      await session.checkTargetSupports(tables);
       const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
       this.out(
         `ok: ${config.file}: target ${config.target.connector} (schema ${config.target.schema}), ${n(config.sources.length, "source")}, ${n(tables.length, "table")}`,

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Config } from "@oclif/core";
-import { CORE_API_VERSION, type Connector, isConnector } from "@sqlload/core";
+import { CORE_API_VERSION, type Connector, checkConnector, isConnector } from "@sqlload/core";
 
 /** Where a connector was found: bundled with the CLI, installed or linked with `sqlload plugins`, or in the project. */
 export type ConnectorOrigin = "bundled" | "plugin" | "linked" | "project";
@@ -123,6 +123,13 @@ export async function discoverConnectors(
       warnings.push(
         `connector ${connector.manifest.name} (${packageName}) was built for core API ${connector.manifest.coreApi}, this sqlload speaks ${CORE_API_VERSION}; skipped (upgrade one of them)`,
       );
+      continue;
+    }
+    try {
+      // A connector built without defineConnector was not checked when it loaded.
+      checkConnector(connector, packageName);
+    } catch (error) {
+      warnings.push(`${(error as Error).message}; skipped`);
       continue;
     }
     const existing = connectors.get(connector.manifest.name);

@@ -170,7 +170,7 @@ lookback = "1h"
       cursorStart: "9007199254740995",
       batchSize: 9007199254740993n,
     });
-    const withPort = {
+    const withPort: Record<string, ConnectorConfigSchema> = {
       ...schemas,
       postgres: { source: [...(schemas.postgres!.source ?? []), { key: "port", type: "integer" as const, description: "port" }] },
     };

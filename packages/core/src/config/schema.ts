@@ -68,8 +68,6 @@ export const connectionSettingSpecs: readonly SettingSpec[] = [
   },
 ];
 
-export const tableSettingKeys: readonly string[] = tableSettingSpecs.map((s) => s.key);
-
 /** `cursor_column` → `cursorColumn`: the names TypeScript table options use. */
 export function camelCase(key: string): string {
   return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());

@@ -1,21 +1,45 @@
+import type { WriteStrategy } from "./target.js";
+
 /**
- * Capability flags. Each has a documented default in the base objects below, so a flag added
- * later never breaks a connector written before it: spread the base and override what differs.
+ * How a target's commits become visible:
+ * - `transactional`: each commit unit is one transaction, data and run-log record together;
+ * - `staged`: `commit` lands a unit in staging and `publish` makes staged units visible together
+ *   (ClickHouse); such a target has `publish` and `discard`;
+ * - `data-then-log`: the data commits first and the run-log record after it, in a second commit
+ *   (Databricks without catalog-managed commits). A crash between the two leaves the log behind
+ *   the data, which only the data's own cursor survives: core refuses logged tables there.
+ */
+export type CommitModel = "transactional" | "staged" | "data-then-log";
+
+export const commitModels: readonly CommitModel[] = ["transactional", "staged", "data-then-log"];
+
+/**
+ * What a target can do, declared rather than inferred from which optional methods it has. Each
+ * flag has a documented default in `defaultTargetCapabilities`, so a flag added later never
+ * breaks a connector written before it: spread the base and override what differs. A connection
+ * whose declaration and methods disagree is refused when it opens (`checkTargetConnection`).
  */
 export interface TargetCapabilities {
-  /**
-   * `transactional`: each commit unit is one transaction, visible at `commit`.
-   * `staged`: `commit` lands a unit in staging; `publish` makes staged units visible together.
-   * Default `transactional`.
-   */
-  readonly commitModel: "transactional" | "staged";
+  /** Default `transactional`. */
+  readonly commitModel: CommitModel;
   /** `deleteRange` and `maxCursor` compare text by code point. Default true; a target that cannot must say so. */
   readonly codePointText: boolean;
+  /** The target has `lockTable`, holding a table against other runs. Default false (one process at a time, as an embedded file is). */
+  readonly locking: boolean;
+  /** The strategies its commit units implement. Default all four; a table asking for another fails before reading. */
+  readonly writeStrategies: readonly WriteStrategy[];
+  /**
+   * `data-then-log` targets: the target setting that makes the run log share the data's commit,
+   * named in the error refusing a logged table (`catalog_managed_commits = true`).
+   */
+  readonly loggedTablesSetting?: string | undefined;
 }
 
 export const defaultTargetCapabilities: TargetCapabilities = {
   commitModel: "transactional",
   codePointText: true,
+  locking: false,
+  writeStrategies: ["append", "delete_insert", "merge", "replace"],
 };
 
 export interface SourceCapabilities {
@@ -25,10 +49,16 @@ export interface SourceCapabilities {
   readonly orderedReads: boolean;
   /** All reads of one opened table see one snapshot. Default false. */
   readonly snapshot: boolean;
+  /**
+   * Opened tables have `firstCursorAtOrAfter`, so a windowed load skips windows holding no rows.
+   * Default false: every window is read.
+   */
+  readonly firstCursorLookup: boolean;
 }
 
 export const defaultSourceCapabilities: SourceCapabilities = {
   exactRange: false,
   orderedReads: false,
   snapshot: false,
+  firstCursorLookup: false,
 };

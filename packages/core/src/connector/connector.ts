@@ -1,3 +1,5 @@
+import { defaultTargetCapabilities, type TargetCapabilities } from "./capabilities.js";
+import { declarationProblems, refuse } from "./capability-check.js";
 import type { SourceConnection } from "./source.js";
 import type { TargetConnection } from "./target.js";
 
@@ -60,7 +62,18 @@ export interface Connector {
   readonly offersTables?: boolean;
   readonly source?: (context: ConnectorContext) => Promise<SourceConnection>;
   readonly target?: (context: ConnectorContext) => Promise<TargetConnection>;
+  /**
+   * What the target's connections will declare, from the target block's options alone: lets
+   * `check`, `plan` and `load` refuse what the target cannot do (a logged table on a
+   * `data-then-log` target) before anything connects. A connection declaring otherwise is refused.
+   * Absent: known only once connected.
+   */
+  readonly targetCapabilities?: (options: Readonly<Record<string, unknown>>) => TargetCapabilities;
 }
+
+type DeclaredTargetCapabilities =
+  | Partial<TargetCapabilities>
+  | ((options: Readonly<Record<string, unknown>>) => Partial<TargetCapabilities>);
 
 /** Declares a connector; a connector package default-exports the result. */
 export function defineConnector(connector: {
@@ -69,14 +82,50 @@ export function defineConnector(connector: {
   offersTables?: boolean;
   source?: Connector["source"];
   target?: Connector["target"];
+  /** See `Connector.targetCapabilities`; the defaults fill in what is not given. */
+  targetCapabilities?: DeclaredTargetCapabilities;
 }): Connector {
-  return {
+  const declared = connector.targetCapabilities;
+  const result: Connector = {
     manifest: { ...connector.manifest, coreApi: connector.manifest.coreApi ?? CORE_API_VERSION },
     configSchema: connector.configSchema ?? {},
     offersTables: connector.offersTables === true,
     ...(connector.source ? { source: connector.source } : {}),
     ...(connector.target ? { target: connector.target } : {}),
+    ...(declared
+      ? {
+          targetCapabilities: (options: Readonly<Record<string, unknown>>) => ({
+            ...defaultTargetCapabilities,
+            ...(typeof declared === "function" ? declared(options) : declared),
+          }),
+        }
+      : {}),
   };
+  checkConnector(result);
+  return result;
+}
+
+/**
+ * Refuses a connector whose declaration cannot hold, with SL406 naming it: capabilities declared
+ * for a target it does not have, or values outside the contract. Run when the connector is
+ * defined (its package is loaded) and by the CLI's discovery for connectors built without
+ * `defineConnector`; a connection's methods are compared with its declaration when it opens.
+ */
+export function checkConnector(connector: Connector, packageName?: string): void {
+  const owner = `connector "${connector.manifest.name}"${packageName ? ` (${packageName})` : ""}`;
+  if (connector.targetCapabilities && !connector.target) {
+    refuse(owner, "declaration", ["it declares target capabilities but has no target"]);
+  }
+  // A declaration that depends on options is checked for empty options here (when it gives an
+  // answer for them) and for the real options on connecting.
+  let declared: TargetCapabilities | undefined;
+  try {
+    declared = connector.targetCapabilities?.({});
+  } catch {
+    return;
+  }
+  const problems = declared ? declarationProblems(declared) : [];
+  if (problems.length > 0) refuse(owner, "target", problems);
 }
 
 export function isConnector(value: unknown): value is Connector {

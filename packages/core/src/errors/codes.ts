@@ -48,6 +48,10 @@ export const errorCodes = {
     title: "Invalid batch size",
     hint: 'Give a duration ("7d") for a date or timestamp cursor, an integer for an integer cursor, or "none".',
   },
+  SL116: {
+    title: "Logged table on a target that logs after the data",
+    hint: "This target commits the run log after the data, so a crash could lose a logged position: load the table elsewhere, or enable the target setting the message names.",
+  },
 
   SL200: { title: "Cursor column not found", hint: "Check `cursor_column` against the source table's columns." },
   SL201: { title: "Unsupported cursor type", hint: "A cursor column must be an integer, date, timestamp or text column." },
@@ -72,6 +76,10 @@ export const errorCodes = {
   SL211: {
     title: "Range read of a rebuilt table",
     hint: "Drop --start-cursor/--end-cursor for this table (deselect it), or load it without --reload and with another write_strategy.",
+  },
+  SL212: {
+    title: "Write strategy not supported by the target",
+    hint: "Choose a `write_strategy` the target supports (the message lists them), or load the table into another target.",
   },
 
   SL300: { title: "Row does not fit its column", hint: "Fix the value in the source, or declare the column's type to match." },
@@ -119,6 +127,10 @@ export const errorCodes = {
   SL405: {
     title: "TypeScript module failed to load",
     hint: "Fix the error in the module named; `sqlload check` loads it without moving data.",
+  },
+  SL406: {
+    title: "Connector's capabilities and methods disagree",
+    hint: "The connector is broken: report it to its authors (the message names the package); its conformance suite shows the mismatch too.",
   },
 
   SL500: {

@@ -1,5 +1,6 @@
 import { describeDuration } from "../config/duration.js";
 import { type TableSettings, windowSize } from "../config/table-settings.js";
+import type { CommitModel } from "../connector/capabilities.js";
 import type { CursorRange } from "../connector/source.js";
 import { formatTargetTable, type TargetTableRef } from "../connector/table-ref.js";
 import type { WriteStrategy } from "../connector/target.js";
@@ -51,7 +52,7 @@ export interface PlanInput {
   /** The run's start, fixed for the whole run. */
   readonly now: Date;
   /** The target's commit model: a staged target publishes `delete_insert` once, at the end of the run. */
-  readonly commitModel?: "transactional" | "staged" | undefined;
+  readonly commitModel?: CommitModel | undefined;
 }
 
 export interface TablePlan {

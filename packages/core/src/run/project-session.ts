@@ -1,13 +1,15 @@
 import type { ProjectConfig, TableConfig } from "../config/project-config.js";
 import type { TableSettings } from "../config/table-settings.js";
+import { checkTargetConnection, refuse } from "../connector/capability-check.js";
 import type { Connector } from "../connector/connector.js";
 import type { SourceConnection } from "../connector/source.js";
-import { targetTableFor } from "../connector/table-ref.js";
+import { formatTargetTable, targetTableFor } from "../connector/table-ref.js";
 import type { TargetConnection } from "../connector/target.js";
 import { asSqlloadError, SqlloadError } from "../errors/sqlload-error.js";
 import { connectWithRetry } from "./connect-retry.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import { type Selectable, selectTables } from "./select-tables.js";
+import { checkLoggedTable } from "./target-support.js";
 
 /** Reaches a lazily connecting server now, closing the connection again when it cannot be reached. */
 async function connected<T extends { connect?(): Promise<void>; close(): Promise<void> }>(connection: T): Promise<T> {
@@ -78,20 +80,48 @@ export class ProjectSession {
       const connector = this.connector(config.connector);
       if (!connector.target)
         throw new SqlloadError("SL402", `connector "${config.connector}" cannot be a target`, { location: config.location });
+      const declared = connector.targetCapabilities?.(config.options);
+      const owner = `connector "${config.connector}"`;
       const open = connector.target;
       this.target = connectWithRetry(
         () =>
-          open({ options: config.options, projectDir: this.config.dir, schema: config.schema })
-            .then(connected)
-            .catch((error) => {
+          open({ options: config.options, projectDir: this.config.dir, schema: config.schema }).then(
+            (connection) => {
+              if (declared && JSON.stringify(declared) !== JSON.stringify({ ...declared, ...connection.capabilities })) {
+                refuse(owner, "target", ["its connection's capabilities differ from those its connector declares"]);
+              }
+              return connected(checkTargetConnection(connection, owner)).catch((error) => {
+                throw asSqlloadError(error, "SL305", `cannot connect to target ${config.connector}`);
+              });
+            },
+            (error) => {
               // The connector says whether a failure is worth retrying (a refused connection is; a bad path is not).
               throw asSqlloadError(error, "SL305", `cannot open target ${config.connector}`);
-            }),
+            },
+          ),
         config.connect,
         `target ${config.connector}`,
       );
     }
     return this.target;
+  }
+
+  /**
+   * Refuses, before anything connects, tables the target's declared capabilities rule out: a
+   * logged table on a target that commits its run log after the data (SL116). Opens only
+   * sources that offer tables in code; a target connector that declares nothing is checked once
+   * connected instead.
+   */
+  async checkTargetSupports(tables: readonly ProjectTable[]): Promise<void> {
+    const config = this.config.target;
+    const capabilities = this.connectors(config.connector)?.targetCapabilities?.(config.options);
+    if (capabilities?.commitModel !== "data-then-log") return;
+    for (const table of tables) {
+      const source = await this.sourceIfOffering(table.source);
+      if (!source) continue;
+      const info = await source.describeTable({ table: table.config.ref, options: table.config.options });
+      if (info.loggedState) checkLoggedTable(capabilities, formatTargetTable(table.config.target));
+    }
   }
 
   /** The source's connection when its connector offers tables in code (opening it connects to nothing remote). */

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { formatTargetTable } from "../connector/table-ref.js";
-import { asSqlloadError, isSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
+import { asSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import type { PlanFlags } from "../plan/plan-table.js";
 import { checkTables, isConfigError } from "./check-tables.js";
 import { type PreparedTable, prepareTable } from "./prepare-table.js";
 import type { ProjectSession, ProjectTable } from "./project-session.js";
-import { runTable } from "./run-table.js";
+import { runPrepared } from "./run-table.js";
+import { classifyFailure, tableResult } from "./table-outcome.js";
 
 export interface PlanProjectResult {
   readonly prepared: readonly PreparedTable[];
@@ -22,6 +23,7 @@ export async function planProject(
   now: Date,
 ): Promise<PlanProjectResult> {
   await checkTables(session, tables, flags, { connect: true });
+  await session.checkTargetSupports(tables);
   const target = await session.targetConnection();
   const prepared: PreparedTable[] = [];
   const failed: TableResult[] = [];
@@ -41,19 +43,13 @@ export async function planProject(
 }
 
 export function failedResult(table: ProjectTable, error: SqlloadError, status: TableResult["status"] = "failed"): TableResult {
-  return {
+  return tableResult({
     table: formatTargetTable(table.config.target),
     source: table.source,
     key: table.config.ref.key,
     status,
-    rows: 0,
-    dropped: 0,
-    windows: 0,
-    positionBefore: null,
-    positionAfter: null,
-    seconds: 0,
     error,
-  };
+  });
 }
 
 export interface LoadOptions {
@@ -85,11 +81,13 @@ export async function loadProject(
   tables: readonly ProjectTable[],
   options: LoadOptions,
 ): Promise<LoadResult> {
-  await checkTables(session, tables, options.flags, { connect: true });
   const runId = options.runId ?? randomUUID();
   const now = options.now ?? new Date();
   const started = Date.now();
   const { emit, signal } = options;
+  // Cursor-kind rules and what the target cannot do are configuration errors, found before any target opens.
+  await checkTables(session, tables, options.flags, { connect: true });
+  await session.checkTargetSupports(tables);
   emit({ type: "run_started", runId, at: now.toISOString(), tables: tables.map((t) => formatTargetTable(t.config.target)) });
   const results: TableResult[] = [];
   let stop = false;
@@ -122,28 +120,27 @@ async function loadOne(
   let release: (() => Promise<void>) | undefined;
   try {
     const target = await session.targetConnection();
-    if (target.lockTable) release = (await target.lockTable(table.config.target)).release;
+    if (target.capabilities.locking && target.lockTable) release = (await target.lockTable(table.config.target)).release;
     const source = await session.source(table.source);
     const prepared = await prepareTable({ table, source, target, flags: options.flags, now });
     options.emit({ type: "table_planned", table: name, plan: prepared.plan });
     for (const message of prepared.plan.warnings ?? []) options.emit({ type: "table_warning", table: name, message });
-    return await runTable({
-      plan: prepared.plan,
-      source,
-      request: prepared.request,
-      info: prepared.info,
+    return await runPrepared(prepared, {
       target,
-      targetColumns: prepared.targetColumns,
       runId,
       emit: options.emit,
       signal: options.signal,
       chunkBytes: options.chunkBytes,
-      logged: prepared.logged,
     });
   } catch (error) {
-    const err = isSqlloadError(error) ? error : asSqlloadError(error, "SL304", `cannot load ${name}`, { table: name });
-    const result = failedResult(table, err, err.retryable ? "skipped" : "failed");
-    options.emit({ type: result.status === "skipped" ? "table_skipped" : "table_failed", result });
+    const outcome = classifyFailure(error, {
+      table: name,
+      interrupted: false,
+      committedAnything: false,
+      fallback: `cannot load ${name}`,
+    });
+    const result = failedResult(table, outcome.error, outcome.status);
+    options.emit({ type: outcome.event, result });
     return result;
   } finally {
     await release?.().catch(() => {});

@@ -1,0 +1,247 @@
+import type { Column } from "../connector/logical-types.js";
+import type { CursorRange } from "../connector/source.js";
+import type { CommitUnit, TargetConnection } from "../connector/target.js";
+import { type CursorValue, cursorEquals, cursorToString } from "../cursor/cursor-value.js";
+import { asSqlloadError, SqlloadError } from "../errors/sqlload-error.js";
+import type { EmitEvent } from "../events/run-event.js";
+import type { TablePlan } from "../plan/plan-table.js";
+import { appendRunLogRecord } from "../state/append-record.js";
+import type { Json } from "../state/json.js";
+import { encodeRunLogRecord, type RunLogEvent, type RunLogRecord } from "../state/run-log.js";
+import type { CommitSchedule, WindowRef } from "./commit-schedule.js";
+import { crashPoint } from "./crash-points.js";
+import { DuplicateKeyCheck } from "./key-check.js";
+import type { LoggedStart } from "./prepare-table.js";
+import type { BatchFilter, KeptBatch, ReadPosition } from "./read-items.js";
+
+export interface CommitterArgs {
+  readonly plan: TablePlan;
+  readonly schedule: CommitSchedule;
+  readonly target: TargetConnection;
+  /** The source's columns, when known before reading. */
+  readonly sourceColumns: readonly Column[] | undefined;
+  /** The target table's columns before the run; undefined when it does not exist. */
+  readonly targetColumns: readonly Column[] | undefined;
+  readonly filter: BatchFilter;
+  readonly position: ReadPosition;
+  readonly runId: string;
+  readonly table: string;
+  readonly emit: EmitEvent;
+  /** The table keeps logged state; `state` is where it starts. */
+  readonly logged: boolean;
+  readonly state: Json | undefined;
+}
+
+/**
+ * Drives the target through one table's commit units: ensures the table, begins a unit (deleting
+ * the range a pass replaces), writes, and commits each unit with its run-log record, publishing
+ * on staged targets when the schedule says. Counts only what committed, so a failed table
+ * reports what it kept.
+ */
+export class Committer {
+  /** What the next commit records as a logged table's state, and what reads are handed. */
+  state: Json | undefined;
+  /** Rows written in this run, committed or not. */
+  written = 0;
+  committedRows = 0;
+  committedPosition: CursorValue | null;
+  windowsDone = 0;
+  private unit: CommitUnit | undefined;
+  private unitRows = 0;
+  /** Units committed in this run (a failed table reports them). */
+  unitsCommitted = 0;
+  /** The logged state this run's last commit recorded, as JSON. */
+  private committedState: string | undefined;
+  private columns: readonly Column[] | undefined;
+  private ensured = false;
+  private readonly keyCheck: DuplicateKeyCheck | undefined;
+
+  constructor(private readonly args: CommitterArgs) {
+    this.state = args.state;
+    this.columns = args.sourceColumns;
+    this.committedPosition = args.position.value;
+    const { plan } = args;
+    this.keyCheck = plan.strategy === "merge" && plan.primaryKey ? new DuplicateKeyCheck(plan.primaryKey, args.table) : undefined;
+  }
+
+  get open(): boolean {
+    return this.unit !== undefined;
+  }
+
+  /**
+   * Begins a unit, first making sure the target table exists when its columns are known (from
+   * the source, the first batch's schema, or the target). `replacing` is the range a unit for a
+   * new pass replaces under `delete_insert`; units continuing a pass replace nothing.
+   */
+  async begin(
+    firstSchema: readonly Column[] | undefined,
+    replacing?: { readonly range: CursorRange; readonly includeNulls: boolean },
+  ): Promise<void> {
+    const { plan, schedule, target, filter } = this.args;
+    if (!this.columns && firstSchema) this.columns = firstSchema;
+    const columns = filter.columnsOf(this.columns ?? this.args.targetColumns);
+    const cursor = plan.cursor ? { column: plan.cursor.column, kind: plan.cursor.kind } : undefined;
+    if (!schedule.rebuild && columns && !this.ensured) {
+      const options = { primaryKey: plan.primaryKey, strategy: plan.strategy, cursor };
+      this.columns = await this.onTarget("preparing", () => target.ensureTable(plan.target, columns, options));
+      this.ensured = true;
+    }
+    const unit = await this.onTarget("starting a commit on", () =>
+      target.begin(plan.target, {
+        strategy: schedule.unitStrategy,
+        columns: columns ?? [],
+        primaryKey: plan.primaryKey,
+        cursor,
+        tableStrategy: plan.strategy,
+      }),
+    );
+    this.unit = unit;
+    if (replacing && schedule.deletesRange && this.ensured) {
+      await this.onTarget("deleting the range read from", () =>
+        unit.deleteRange(replacing.range, { includeNulls: replacing.includeNulls }),
+      );
+      this.args.position.forgetIfIn(replacing.range);
+    }
+  }
+
+  async write(kept: KeptBatch): Promise<void> {
+    const { batch } = kept;
+    this.keyCheck?.check(batch);
+    this.args.position.advance(kept.max);
+    const unit = this.unit;
+    if (!unit) throw new SqlloadError("SL900", `no commit unit open for ${this.args.table}`);
+    await this.onTarget("writing", () => unit.write(batch));
+    this.written += batch.length;
+    this.unitRows += batch.length;
+    this.args.emit({
+      type: "rows_read",
+      table: this.args.table,
+      rows: this.written,
+      windowsDone: this.windowsDone,
+      windowsTotal: this.args.plan.windows?.count,
+    });
+  }
+
+  /** Commits the unit in flight with its run-log record; `window` names the window it finished. */
+  async commit(window?: { readonly range: CursorRange; readonly ref: WindowRef }): Promise<void> {
+    const unit = this.unit;
+    if (!unit) return;
+    const { plan, schedule, target, position } = this.args;
+    if (schedule.rebuild && !this.columns && !this.args.targetColumns) {
+      // Nothing was read and no columns are known: there is no table to build. A logged table
+      // being started over still records that its position is gone.
+      await unit.abort();
+      this.unit = undefined;
+      if (this.args.logged) {
+        await this.onTarget("committing", () =>
+          appendRunLogRecord(target, plan.target, this.record("run", { cursor: null, rows: 0 })),
+        );
+      }
+      return;
+    }
+    if (this.changesNothing(window)) {
+      // A record repeating the last one would only clutter the log (a checkpoint that moved
+      // nothing, the empty tail after the last checkpoint); this run's first record marks it.
+      await unit.abort();
+      this.unit = undefined;
+      return;
+    }
+    const record = this.record("run", { cursor: position.value, windowEnd: window?.range.to ?? null, rows: this.unitRows });
+    await this.onTarget("committing", async () => {
+      await unit.appendRunLog(encodeRunLogRecord(record));
+      crashPoint("write");
+      await unit.commit();
+      crashPoint("commit");
+    });
+    this.unit = undefined;
+    this.unitsCommitted++;
+    this.committedRows += this.unitRows;
+    this.committedPosition = position.value;
+    this.committedState = JSON.stringify(this.state ?? null);
+    this.keyCheck?.reset();
+    if (schedule.publish === "each-commit") await this.publish();
+    if (window) this.windowsDone++;
+    this.args.emit({
+      type: "window_committed",
+      table: this.args.table,
+      window: window?.ref,
+      range: window?.range ?? plan.range,
+      rows: this.unitRows,
+      totalRows: this.written,
+      position: position.value,
+    });
+    this.unitRows = 0;
+  }
+
+  /** A unit with no rows and no window, leaving state and position as this run's last commit did. */
+  private changesNothing(window: unknown): boolean {
+    return (
+      this.unitsCommitted > 0 &&
+      this.unitRows === 0 &&
+      window === undefined &&
+      !this.args.schedule.rebuild &&
+      this.committedState === JSON.stringify(this.state ?? null) &&
+      cursorEquals(this.args.position.value, this.committedPosition)
+    );
+  }
+
+  /** After the last commit: a staged target publishing at the end of the run makes everything visible now. */
+  async finish(): Promise<void> {
+    if (this.args.schedule.publish === "end-of-run" && this.unitsCommitted > 0) await this.publish();
+  }
+
+  /** After a failure: the unit in flight rolls back, and a staged target drops what this run staged. */
+  async abort(): Promise<void> {
+    await this.unit?.abort().catch(() => {});
+    this.unit = undefined;
+    const { target, plan, emit, table } = this.args;
+    if (target.capabilities.commitModel !== "staged") return;
+    await target.discard?.(plan.target).catch((error) => {
+      emit({ type: "table_warning", table, message: `could not drop what this run staged: ${(error as Error).message}` });
+    });
+  }
+
+  /** The log and the data disagree: the data wins, and a visible record says so. */
+  async reconcile(mismatch: NonNullable<LoggedStart["reconcile"]>): Promise<void> {
+    const shown = (v: CursorValue | null) => (v ? cursorToString(v) : "none");
+    const note = `logged cursor ${shown(mismatch.logged)} differs from the data's maximum ${shown(mismatch.data)}: the data wins and the logged state is dropped`;
+    const record = this.record("reconcile", { state: null, cursor: mismatch.data, rows: 0, note });
+    await this.onTarget("reconciling", () => appendRunLogRecord(this.args.target, this.args.plan.target, record));
+    this.args.emit({ type: "table_reconciled", table: this.args.table, note });
+  }
+
+  /** Every run-log record this table writes: a logged table's records always carry its state. */
+  private record(
+    event: RunLogEvent,
+    body: Pick<RunLogRecord, "cursor" | "rows"> & Partial<Pick<RunLogRecord, "state" | "windowEnd" | "note">>,
+  ): RunLogRecord {
+    const state = "state" in body ? body.state : this.state;
+    return {
+      runId: this.args.runId,
+      table: this.args.table,
+      at: new Date().toISOString(),
+      event,
+      ...(this.args.logged ? { state: state ?? null } : {}),
+      cursor: body.cursor,
+      ...(body.windowEnd !== undefined ? { windowEnd: body.windowEnd } : {}),
+      rows: body.rows,
+      ...(body.note ? { note: body.note } : {}),
+    };
+  }
+
+  private async publish(): Promise<void> {
+    const { target, plan, table } = this.args;
+    const publish = target.publish;
+    if (!publish) throw new SqlloadError("SL406", `staged target cannot publish ${table}: it has no publish()`, { table });
+    await this.onTarget("publishing", () => publish.call(target, plan.target));
+    this.args.emit({ type: "table_published", table, rows: this.written, position: this.args.position.value });
+  }
+
+  private async onTarget<T>(what: string, action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      throw asSqlloadError(error, "SL305", `${what} ${this.args.table} failed`, { table: this.args.table });
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import type { ProjectConfig, TableConfig } from "../config/project-config.js";
+import { defineConnector } from "../connector/connector.js";
+import type { Column } from "../connector/logical-types.js";
+import type { RunEvent } from "../events/run-event.js";
+import { ProjectSession } from "./project-session.js";
+import { loadProject, planProject } from "./run-project.js";
+import { MemorySource } from "./testing/memory-source.js";
+import { MemoryTarget } from "./testing/memory-target.js";
+
+const columns: Column[] = [
+  { name: "id", type: { kind: "int64" }, nullable: false },
+  { name: "k", type: { kind: "int64" }, nullable: true },
+];
+const location = { file: "sqlload.toml" };
+const tableConfig = (name: string, settings: TableConfig["settings"] = {}): TableConfig => ({
+  source: "app",
+  ref: { name, key: name },
+  target: { schema: "raw", name: `app__${name}` },
+  settings: { cursorColumn: "k", ...settings },
+  options: {},
+  where: () => location,
+});
+
+function project(
+  target: MemoryTarget,
+  tables: TableConfig[],
+  source = new MemorySource({ columns, rows: [{ id: 1n, k: 1n }], cursorColumn: "k" }),
+) {
+  const config = {
+    file: "/p/sqlload.toml",
+    dir: "/p",
+    target: { connector: "memory", schema: "raw", options: {}, location },
+    sources: [{ name: "app", connector: "memory", options: {}, tables, location }],
+    secrets: [],
+  } as unknown as ProjectConfig;
+  const connector = defineConnector({
+    manifest: { name: "memory", version: "1.0.0" },
+    source: async () => source,
+    target: async () => target,
+  });
+  const session = new ProjectSession(config, () => connector);
+  const events: RunEvent[] = [];
+  return { session, events };
+}
+
+describe("loadProject", () => {
+  it("loads every table independently: one locked by another run is skipped, the other loads", async () => {
+    const target = new MemoryTarget({ locking: true });
+    const { session, events } = project(target, [tableConfig("a"), tableConfig("b")]);
+    target.locked.add("raw.app__a");
+    const tables = await session.tables();
+    const run = await loadProject(session, tables, {
+      flags: {},
+      emit: (e) => events.push(e),
+      signal: new AbortController().signal,
+    });
+    expect(run.results.map((r) => [r.table, r.status])).toEqual([
+      ["raw.app__a", "skipped"],
+      ["raw.app__b", "loaded"],
+    ]);
+    expect(run.results[0]?.error?.code).toBe("SL306");
+    expect(events.map((e) => e.type)).toContain("table_skipped");
+    // Locks taken by the run are released.
+    expect([...target.locked]).toEqual(["raw.app__a"]);
+  });
+
+  it("stops starting tables after the first failure with failFast", async () => {
+    const target = new MemoryTarget({ writeStrategies: ["delete_insert"] });
+    const { session, events } = project(target, [tableConfig("a", { writeStrategy: "append" }), tableConfig("b")]);
+    const run = await loadProject(session, await session.tables(), {
+      flags: {},
+      failFast: true,
+      emit: (e) => events.push(e),
+      signal: new AbortController().signal,
+    });
+    expect(run.results.map((r) => [r.table, r.status, r.error?.code])).toEqual([["raw.app__a", "failed", "SL212"]]);
+  });
+
+  it("refuses logged tables on a data-then-log target before anything connects", async () => {
+    let connected = false;
+    const source = new MemorySource({ columns, rows: [], cursorColumn: "k", loggedState: true });
+    const config = {
+      file: "/p/sqlload.toml",
+      dir: "/p",
+      target: { connector: "lake", schema: "raw", options: {}, location },
+      sources: [{ name: "app", connector: "code", options: {}, tables: [tableConfig("a")], location }],
+      secrets: [],
+    } as unknown as ProjectConfig;
+    const connectors = {
+      lake: defineConnector({
+        manifest: { name: "lake", version: "1.0.0" },
+        targetCapabilities: { commitModel: "data-then-log", loggedTablesSetting: "catalog_managed_commits" },
+        target: async () => {
+          connected = true;
+          return new MemoryTarget({ commitModel: "data-then-log", loggedTablesSetting: "catalog_managed_commits" });
+        },
+      }),
+      code: defineConnector({ manifest: { name: "code", version: "1.0.0" }, offersTables: true, source: async () => source }),
+    };
+    const session = new ProjectSession(config, (name) => connectors[name as keyof typeof connectors]);
+    const tables = await session.tables();
+    const options = { flags: {}, emit: () => {}, signal: new AbortController().signal };
+    await expect(loadProject(session, tables, options)).rejects.toMatchObject({ code: "SL116" });
+    await expect(planProject(session, tables, {}, new Date())).rejects.toMatchObject({ code: "SL116" });
+    expect(connected).toBe(false);
+  });
+});

@@ -1,0 +1,298 @@
+import { describe, expect, it } from "vitest";
+import type { Column } from "../connector/logical-types.js";
+import { batchFromRows } from "../connector/record-batch.js";
+import type { ReadRequest, SourceItem } from "../connector/source.js";
+import { cursorToString } from "../cursor/cursor-value.js";
+import { SqlloadError } from "../errors/sqlload-error.js";
+import { decodeRunLogRow } from "../state/run-log.js";
+import { MemorySource, type MemorySourceOptions } from "./testing/memory-source.js";
+import { MemoryTarget } from "./testing/memory-target.js";
+import { runMemoryTable, TARGET_REF } from "./testing/run-memory-table.js";
+
+const columns: Column[] = [
+  { name: "id", type: { kind: "int64" }, nullable: false },
+  { name: "k", type: { kind: "int64" }, nullable: true },
+];
+const rowsAt = (...ks: (number | null)[]) => ks.map((k, i) => ({ id: BigInt(i + 1), k: k === null ? null : BigInt(k) }));
+const source = (rows: ReturnType<typeof rowsAt>, extra: Partial<MemorySourceOptions> = {}) =>
+  new MemorySource({ columns, rows, cursorColumn: "k", ...extra });
+const landed = (target: MemoryTarget) =>
+  target
+    .rows(TARGET_REF)
+    .map((r) => (r.k === null ? null : Number(r.k)))
+    .sort((a, b) => (a ?? -1) - (b ?? -1));
+const records = (target: MemoryTarget) => target.runLog.map((row, i) => decodeRunLogRow(row, i));
+const ends = (target: MemoryTarget) => records(target).map((r) => (r.windowEnd ? cursorToString(r.windowEnd) : null));
+const windowed = { batchSize: 10n, cursorStart: "0", cursorEnd: "50" } as const;
+
+describe("runTable: one commit per read", () => {
+  it("loads everything once, then replaces from the target's maximum on the next run", async () => {
+    const target = new MemoryTarget();
+    const first = await runMemoryTable(source(rowsAt(1, 2, 3, null)), target, {});
+    expect(first.result).toMatchObject({ status: "loaded", rows: 4, windows: 0 });
+    expect(first.of("window_committed")).toHaveLength(1);
+    expect(landed(target)).toEqual([null, 1, 2, 3]);
+    expect(records(target).map((r) => r.cursor && cursorToString(r.cursor))).toEqual(["3"]);
+
+    // The source gained rows at and after the maximum: they replace the rows at 3, NULLs are not read again.
+    const second = await runMemoryTable(source(rowsAt(1, 2, 3, null, 3, 4)), target, {});
+    expect(second.result).toMatchObject({ status: "loaded", rows: 3 });
+    expect(landed(target)).toEqual([null, 1, 2, 3, 3, 4]);
+    expect(cursorToString(second.result.positionAfter!)).toBe("4");
+  });
+
+  it("drops rows a source yields outside the range read, and counts them", async () => {
+    const target = new MemoryTarget();
+    await runMemoryTable(source(rowsAt(1, 2)), target, {});
+    const run = await runMemoryTable(source(rowsAt(1, 2, 5), { ignoreRange: true }), target, {});
+    expect(run.result).toMatchObject({ status: "loaded", rows: 2, dropped: 1 });
+    expect(landed(target)).toEqual([1, 2, 5]);
+  });
+
+  it("appends without a cursor, and rebuilds under replace", async () => {
+    const target = new MemoryTarget();
+    const plain = new MemorySource({ columns, rows: rowsAt(7, 8) });
+    await runMemoryTable(plain, target, { writeStrategy: "append" });
+    await runMemoryTable(plain, target, { writeStrategy: "append" });
+    expect(landed(target)).toEqual([7, 7, 8, 8]);
+    const rebuilt = await runMemoryTable(plain, target, { writeStrategy: "replace" });
+    expect(rebuilt.result).toMatchObject({ status: "loaded", rows: 2 });
+    expect(landed(target)).toEqual([7, 8]);
+  });
+});
+
+describe("runTable: chunked commits of an ordered read", () => {
+  it("commits at commit points, never between rows of one cursor value", async () => {
+    const target = new MemoryTarget();
+    const ordered = source(rowsAt(3, 1, 2, 2, 2, 4), { capabilities: { orderedReads: true, exactRange: true }, batchRows: 2 });
+    const run = await runMemoryTable(ordered, target, {}, { chunkBytes: 1 });
+    expect(ordered.reads[0]?.ordered).toBe(true);
+    const commits = run.of("window_committed");
+    // Batches [1,2] [2,2] [3,4]: a commit point only after the batches ending where the next value differs.
+    expect(commits.map((c) => c.rows)).toEqual([4, 2]);
+    expect(commits.map((c) => c.position && cursorToString(c.position))).toEqual(["2", "4"]);
+    expect(landed(target)).toEqual([1, 2, 2, 2, 3, 4]);
+  });
+});
+
+describe("runTable: windows", () => {
+  it("commits one window at a time, logging each window's end", async () => {
+    const target = new MemoryTarget();
+    const run = await runMemoryTable(source(rowsAt(1, 12, 25, 38, 41)), target, windowed);
+    expect(run.result).toMatchObject({ status: "loaded", rows: 5, windows: 5, caughtUp: true });
+    expect(ends(target)).toEqual(["10", "20", "30", "40", "50"]);
+    expect(landed(target)).toEqual([1, 12, 25, 38, 41]);
+  });
+
+  it("skips windows holding no source rows when the source can say, replacing them too", async () => {
+    const target = new MemoryTarget();
+    const sparse = source(rowsAt(1, 33), { capabilities: { firstCursorLookup: true } });
+    const run = await runMemoryTable(sparse, target, windowed);
+    expect(run.result).toMatchObject({ status: "loaded", rows: 2, windows: 3, caughtUp: true });
+    // Window 0, then straight to window 3; then nothing is left, so one empty commit moves to the end.
+    expect(sparse.reads.map((r) => r.window?.index)).toEqual([0, 3]);
+    expect(ends(target)).toEqual(["10", "40", "50"]);
+  });
+
+  it("moves at most max_windows_per_run windows a run, and resumes at the logged window end", async () => {
+    const target = new MemoryTarget();
+    const rows = source(rowsAt(5, 15, 25));
+    const settings = { ...windowed, cursorEnd: "30", maxWindowsPerRun: 1 };
+    const runs = [];
+    for (let i = 0; i < 4; i++) runs.push(await runMemoryTable(rows, target, settings, { runId: `run-${i}` }));
+    expect(runs.map((r) => r.result.caughtUp)).toEqual([false, false, true, true]);
+    expect(runs.map((r) => r.result.rows)).toEqual([1, 1, 1, 0]);
+    expect(rows.reads.map((r) => r.range.from && cursorToString(r.range.from))).toEqual(["0", "10", "20"]);
+    expect(landed(target)).toEqual([5, 15, 25]);
+  });
+
+  it("keeps the windows before a failure, and the next run resumes at the failed window", async () => {
+    const target = new MemoryTarget();
+    const rows = source(rowsAt(5, 15, 25, 35, 45));
+    target.failures = [{ op: "commit", nth: 3 }];
+    const failed = await runMemoryTable(rows, target, windowed);
+    expect(failed.result).toMatchObject({ status: "failed", rows: 2, windows: 2 });
+    expect(failed.result.error?.code).toBe("SL305");
+    expect(landed(target)).toEqual([5, 15]);
+    target.failures = [];
+    const again = await runMemoryTable(rows, target, windowed, { runId: "run-2" });
+    expect(again.result).toMatchObject({ status: "loaded", rows: 3, caughtUp: true });
+    expect(rows.reads.slice(3).map((r) => r.window?.index)).toEqual([0, 1, 2]);
+    expect(landed(target)).toEqual([5, 15, 25, 35, 45]);
+  });
+
+  it("rebuilds a windowed table in one unit under --reload", async () => {
+    const target = new MemoryTarget();
+    const rows = source(rowsAt(5, 15));
+    await runMemoryTable(rows, target, windowed);
+    const reload = await runMemoryTable(rows, target, windowed, { flags: { reload: true } });
+    expect(reload.result).toMatchObject({ status: "loaded", rows: 2 });
+    expect(reload.of("window_committed")).toHaveLength(1);
+    expect(landed(target)).toEqual([5, 15]);
+  });
+});
+
+/** A source script yielding items one by one, for checkpoints and interruptions. */
+function scripted(items: (request: ReadRequest) => AsyncIterable<SourceItem>, extra: Partial<MemorySourceOptions> = {}) {
+  return new MemorySource({ columns, rows: [], script: items, ...extra });
+}
+const batch = (...ks: number[]): SourceItem => ({ kind: "batch", batch: batchFromRows(columns, rowsAt(...ks)) });
+
+describe("runTable: logged state", () => {
+  it("commits at every checkpoint with its state, and hands the last committed state to the next run", async () => {
+    const target = new MemoryTarget();
+    const pages = scripted(
+      async function* (request) {
+        const start = (request.state as number | undefined) ?? 0;
+        yield batch(start + 1);
+        yield { kind: "checkpoint", state: start + 1 };
+        yield batch(start + 2);
+        yield { kind: "checkpoint", state: start + 2 };
+      },
+      { loggedState: true },
+    );
+    const settings = { writeStrategy: "append" as const, cursorColumn: undefined };
+    const first = await runMemoryTable(pages, target, settings);
+    expect(first.result).toMatchObject({ status: "loaded", rows: 2 });
+    // One record per checkpoint; the empty tail after the last changes nothing and writes none.
+    expect(records(target).map((r) => r.state)).toEqual([1, 2]);
+    await runMemoryTable(pages, target, settings, { runId: "run-2" });
+    expect(pages.reads[1]?.state).toBe(2);
+    expect(landed(target)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("lets the data win when a logged table's log and data disagree, appending a visible reconcile record", async () => {
+    const target = new MemoryTarget();
+    const pages = scripted(
+      async function* (request) {
+        const from = request.range.from ? Number((request.range.from as { value: bigint }).value) : 0;
+        yield batch(from + 1, from + 2);
+        yield { kind: "checkpoint", state: `page-${from + 2}` };
+      },
+      { loggedState: true, cursorColumn: "k" },
+    );
+    await runMemoryTable(pages, target, { writeStrategy: "append" });
+    expect(records(target).at(-1)).toMatchObject({ state: "page-2", cursor: { kind: "integer", value: 2n } });
+    // Rows changed by hand: the log's cursor no longer matches the data's maximum.
+    target.rows(TARGET_REF).pop();
+    const run = await runMemoryTable(pages, target, { writeStrategy: "append" }, { runId: "run-2" });
+    expect(run.of("table_reconciled")).toHaveLength(1);
+    expect(pages.reads[1]?.state).toBeUndefined();
+    expect(records(target).map((r) => r.event)).toEqual(["run", "reconcile", "run"]);
+  });
+
+  it("refuses a checkpoint from a table that keeps no logged state", async () => {
+    const target = new MemoryTarget();
+    const stray = scripted(async function* () {
+      yield batch(1);
+      yield { kind: "checkpoint", state: "x" };
+    });
+    const run = await runMemoryTable(stray, target, { writeStrategy: "append", cursorColumn: undefined });
+    expect(run.result.status).toBe("failed");
+    expect(run.result.error?.code).toBe("SL501");
+    expect(landed(target)).toEqual([]);
+  });
+
+  it("refuses a logged table on a target that commits its log after the data", async () => {
+    const target = new MemoryTarget({ commitModel: "data-then-log", loggedTablesSetting: "catalog_managed_commits" });
+    const logged = scripted(async function* () {}, { loggedState: true });
+    const run = await runMemoryTable(logged, target, { writeStrategy: "append", cursorColumn: undefined });
+    expect(run.result.error?.code).toBe("SL116");
+    expect(run.result.error?.hint).toContain("catalog_managed_commits");
+    expect(logged.reads).toHaveLength(0);
+  });
+});
+
+describe("runTable: interruption and refusals", () => {
+  it("stops the read in flight when interrupted, rolling its unit back", async () => {
+    const target = new MemoryTarget();
+    const controller = new AbortController();
+    const slow = scripted(async function* () {
+      yield batch(1);
+      controller.abort();
+      await new Promise(() => {});
+    });
+    const run = await runMemoryTable(slow, target, {}, { signal: controller.signal });
+    expect(run.result).toMatchObject({ status: "failed", rows: 0 });
+    expect(run.result.error?.code).toBe("SL307");
+    expect(landed(target)).toEqual([]);
+    expect(target.runLog).toHaveLength(0);
+  });
+
+  it("refuses a strategy the target does not support before reading", async () => {
+    const target = new MemoryTarget({ writeStrategies: ["append", "delete_insert"] });
+    const rows = source(rowsAt(1));
+    const run = await runMemoryTable(rows, target, { writeStrategy: "merge", primaryKey: ["id"] });
+    expect(run.result.error?.code).toBe("SL212");
+    expect(run.result.error?.message).toContain("append, delete_insert");
+    expect(rows.reads).toHaveLength(0);
+  });
+
+  it("skips, rather than fails, a table whose retryable failure came before any commit", async () => {
+    const refused = () => new SqlloadError("SL308", "target refused the connection", { retryable: true });
+    const target = new MemoryTarget();
+    target.failures = [{ op: "begin", nth: 1, error: refused() }];
+    const early = await runMemoryTable(source(rowsAt(1)), target, {});
+    expect(early.result.status).toBe("skipped");
+    expect(early.of("table_skipped")).toHaveLength(1);
+    // The same failure once a window committed: the table changed, so it failed.
+    const later = new MemoryTarget();
+    later.failures = [{ op: "begin", nth: 2, error: refused() }];
+    const late = await runMemoryTable(source(rowsAt(1, 15)), later, windowed);
+    expect(late.result).toMatchObject({ status: "failed", windows: 1 });
+    expect(late.of("table_failed")).toHaveLength(1);
+  });
+});
+
+describe("runTable: staged targets", () => {
+  it("publishes a delete_insert table once, at the end of the run", async () => {
+    const target = new MemoryTarget({ commitModel: "staged" });
+    const run = await runMemoryTable(source(rowsAt(5, 15, 25)), target, windowed);
+    expect(run.result).toMatchObject({ status: "loaded", rows: 3 });
+    expect(run.of("table_published")).toHaveLength(1);
+    expect(target.staged).toHaveLength(0);
+    expect(landed(target)).toEqual([5, 15, 25]);
+  });
+
+  it("publishes every commit under merge", async () => {
+    const target = new MemoryTarget({ commitModel: "staged" });
+    const run = await runMemoryTable(source(rowsAt(5, 15)), target, { ...windowed, writeStrategy: "merge", primaryKey: ["id"] });
+    expect(run.of("table_published")).toHaveLength(5);
+    expect(landed(target)).toEqual([5, 15]);
+  });
+
+  it("publishes nothing of a failed run and discards what it staged", async () => {
+    const target = new MemoryTarget({ commitModel: "staged" });
+    target.failures = [{ op: "commit", nth: 2 }];
+    const run = await runMemoryTable(source(rowsAt(5, 15, 25)), target, windowed);
+    expect(run.result.status).toBe("failed");
+    expect(run.of("table_published")).toHaveLength(0);
+    expect(target.staged).toHaveLength(0);
+    expect(landed(target)).toEqual([]);
+    expect(target.runLog).toHaveLength(0);
+  });
+});
+
+describe("runTable: no run-log record that changes nothing", () => {
+  it("still writes one record for a run that finds nothing new, to mark it", async () => {
+    const target = new MemoryTarget();
+    const pages = scripted(
+      async function* (request) {
+        if (request.state === undefined) {
+          yield batch(1);
+          yield { kind: "checkpoint", state: "done" };
+        }
+      },
+      { loggedState: true },
+    );
+    const settings = { writeStrategy: "append" as const, cursorColumn: undefined };
+    await runMemoryTable(pages, target, settings);
+    expect(records(target).map((r) => [r.state, r.rows])).toEqual([["done", 1]]);
+    const again = await runMemoryTable(pages, target, settings, { runId: "run-2" });
+    expect(again.result).toMatchObject({ status: "loaded", rows: 0, commits: 1 });
+    expect(records(target).map((r) => [r.runId, r.rows])).toEqual([
+      ["run-1", 1],
+      ["run-2", 0],
+    ]);
+  });
+});

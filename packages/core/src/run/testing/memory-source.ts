@@ -1,0 +1,127 @@
+import { defaultSourceCapabilities, type SourceCapabilities } from "../../connector/capabilities.js";
+import type { Column } from "../../connector/logical-types.js";
+import { batchFromRows, cursorAt } from "../../connector/record-batch.js";
+import type {
+  ReadRequest,
+  SourceConnection,
+  SourceItem,
+  SourceTableInfo,
+  SourceTableReader,
+  SourceTableRequest,
+} from "../../connector/source.js";
+import { type CursorValue, compareCursor } from "../../cursor/cursor-value.js";
+import { inCursorRange } from "../range-filter.js";
+
+type Row = Record<string, unknown>;
+
+export interface MemorySourceOptions {
+  readonly columns: readonly Column[];
+  readonly rows: readonly Row[];
+  readonly cursorColumn?: string;
+  readonly capabilities?: Partial<SourceCapabilities>;
+  /** Rows per batch. Default 2. */
+  readonly batchRows?: number;
+  /** Ignore the requested range and yield every row (as a careless table function would). */
+  readonly ignoreRange?: boolean;
+  readonly loggedState?: boolean;
+  /** Yields these items instead of the rows (checkpoints, failures, slow reads). */
+  readonly script?: (request: ReadRequest) => AsyncIterable<SourceItem>;
+}
+
+/**
+ * A source held in memory, for the runner's tests: yields its rows in batches, in cursor order
+ * with a commit point between distinct cursor values when asked for an ordered read, and
+ * answers `firstCursorAtOrAfter` when its capabilities say so. Records every read request.
+ */
+export class MemorySource implements SourceConnection {
+  readonly capabilities: SourceCapabilities;
+  readonly reads: ReadRequest[] = [];
+  readonly lookups: CursorValue[] = [];
+
+  constructor(private readonly options: MemorySourceOptions) {
+    this.capabilities = { ...defaultSourceCapabilities, ...options.capabilities };
+  }
+
+  request(): SourceTableRequest {
+    return { table: { name: "t", key: "t" }, cursorColumn: this.options.cursorColumn, options: {} };
+  }
+
+  async describeTable(): Promise<SourceTableInfo> {
+    const cursor = this.options.columns.find((c) => c.name === this.options.cursorColumn);
+    return {
+      columns: this.options.columns,
+      cursorKind: cursor ? "integer" : undefined,
+      cursorNullable: true,
+      cursorIndexed: this.capabilities.orderedReads,
+      loggedState: this.options.loggedState,
+    };
+  }
+
+  async openTable(): Promise<SourceTableReader> {
+    const reader: SourceTableReader = {
+      read: (request) => {
+        this.reads.push(request);
+        return this.options.script ? this.options.script(request) : this.rowsFor(request);
+      },
+      close: async () => {},
+    };
+    if (this.capabilities.firstCursorLookup) {
+      reader.firstCursorAtOrAfter = async (value) => {
+        this.lookups.push(value);
+        const after = this.cursors().filter((c) => compareCursor(c, value) >= 0);
+        return after.sort(compareCursor)[0] ?? null;
+      };
+    }
+    return reader;
+  }
+
+  async close(): Promise<void> {}
+
+  private cursors(): CursorValue[] {
+    const batch = batchFromRows(this.options.columns, this.options.rows);
+    const index = this.cursorIndex();
+    const out: CursorValue[] = [];
+    for (let r = 0; r < batch.length; r++) {
+      const value = cursorAt(batch, index, r);
+      if (value) out.push(value);
+    }
+    return out;
+  }
+
+  private cursorIndex(): number {
+    return this.options.columns.findIndex((c) => c.name === this.options.cursorColumn);
+  }
+
+  private async *rowsFor(request: ReadRequest): AsyncGenerator<SourceItem> {
+    const { columns } = this.options;
+    const all = batchFromRows(columns, this.options.rows);
+    const index = this.cursorIndex();
+    let picked = this.options.rows.map((row, r) => ({ row, cursor: index >= 0 ? cursorAt(all, index, r) : null }));
+    if (index >= 0 && !this.options.ignoreRange) {
+      picked = picked.filter(({ cursor }) => (cursor === null ? request.includeNulls : inCursorRange(cursor, request.range)));
+    }
+    if (request.ordered) {
+      picked.sort((a, b) => (a.cursor === null ? -1 : b.cursor === null ? 1 : compareCursor(a.cursor, b.cursor)));
+    }
+    const size = this.options.batchRows ?? 2;
+    for (let i = 0; i < picked.length; i += size) {
+      const slice = picked.slice(i, i + size);
+      yield {
+        kind: "batch",
+        batch: batchFromRows(
+          columns,
+          slice.map((p) => p.row),
+        ),
+      };
+      const last = slice[slice.length - 1]?.cursor ?? null;
+      const following = picked[i + size]?.cursor;
+      // Only between distinct cursor values: the next batch must not start with the value this one ended on.
+      const distinct =
+        following !== undefined &&
+        (last === null || following === null ? last !== following : compareCursor(last, following) !== 0);
+      if (request.ordered && distinct) {
+        yield { kind: "commit-point", bytesSinceLast: slice.length };
+      }
+    }
+  }
+}
