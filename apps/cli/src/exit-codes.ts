@@ -1,4 +1,4 @@
-import { type ErrorCategory, errorCategory, isSqlloadError, type TableResult } from "@sqlload/core";
+import { type ErrorCategory, errorCategory, isConfigError, isSqlloadError, type TableResult } from "@sqlload/core";
 
 /** The exit codes of SPEC §8, in one place. */
 export const ExitCode = {
@@ -33,6 +33,8 @@ export function exitCodeForError(error: unknown): number {
 
 export function exitCodeForResults(results: readonly TableResult[], interrupted: boolean): number {
   if (interrupted) return ExitCode.interrupted;
+  // A cursor-kind rule only the source's metadata could check is still a config error.
+  if (results.some((r) => r.status === "failed" && isConfigError(r.error))) return ExitCode.usage;
   if (results.some((r) => r.status === "failed")) return ExitCode.tableFailed;
   if (results.some((r) => r.status === "skipped")) return ExitCode.retryLater;
   return ExitCode.ok;

@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import {
   appendRunLogRecord,
   type CursorValue,
-  cursorEquals,
   cursorKindOf,
-  cursorToString,
+  formatCursor,
   formatTargetTable,
   type HistoryEntry,
   type Json,
   type LoggedPosition,
+  logDisagreesWithData,
   loggedPosition,
   type ProjectSession,
   type ProjectTable,
@@ -45,7 +45,7 @@ export async function readTableLogs(session: ProjectSession, tables: readonly Pr
 
 /** Whether the logged cursor and the data disagree (only tables with a cursor and a log can). */
 export function disagrees(log: TableLog): boolean {
-  return log.cursorColumn !== undefined && log.position.record !== undefined && !cursorEquals(log.position.cursor, log.dataMax);
+  return logDisagreesWithData(log.position, log.dataMax, log.cursorColumn !== undefined);
 }
 
 export function stateText(state: Json | undefined): string {
@@ -53,7 +53,7 @@ export function stateText(state: Json | undefined): string {
 }
 
 export function cursorText(value: CursorValue | null): string {
-  return value ? cursorToString(value) : "none";
+  return value ? formatCursor(value) : "none";
 }
 
 /** One line of history: `#3 2026-10-12T16:00:00.000Z run run 1f2e… state "tok9" cursor … 1,000 rows`. */
@@ -63,8 +63,8 @@ export function historyLine(entry: HistoryEntry): string {
   const r = entry.record;
   const parts = [`#${entry.index + 1}`, r.at, r.event, `run ${r.runId}`];
   if (r.state !== undefined) parts.push(`state ${stateText(r.state)}`);
-  if (r.cursor) parts.push(`cursor ${cursorToString(r.cursor)}`);
-  if (r.windowEnd) parts.push(`window end ${cursorToString(r.windowEnd)}`);
+  if (r.cursor) parts.push(`cursor ${formatCursor(r.cursor)}`);
+  if (r.windowEnd) parts.push(`window end ${formatCursor(r.windowEnd)}`);
   parts.push(`${r.rows.toLocaleString("en-US")} rows`);
   if (r.note) parts.push(`(${r.note})`);
   return parts.join(" ");

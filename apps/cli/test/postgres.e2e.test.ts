@@ -215,7 +215,11 @@ describe("cursors", () => {
     const tables = `[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\nbatch_size = "1h"\ncursor_start = "2026-10-01"\ncursor_end = "2026-10-02"\n\n[sources.app.tables."public.empty"]\ncursor_column = "updated_at"\n`;
     const p = project(src, tables, dst);
     const plan = await p.run("plan");
-    expect(plan.stdout).toContain("REPEATABLE READ snapshot");
+    const [windowed, unwindowed] = plan.stdout.split("\n\n");
+    expect(windowed).toContain("REPEATABLE READ snapshot");
+    // A read without windows holds no snapshot across commits: no note.
+    expect(unwindowed).toContain("raw.app__empty");
+    expect(unwindowed).not.toContain("REPEATABLE READ");
     expect((await p.run("load")).code).toBe(0);
     expect((await sql(dst, "select count(*)::int as n from raw.app__orders")).rows[0].n).toBe(500);
     expect((await sql(dst, "select count(*)::int as n from raw.app__empty")).rows[0].n).toBe(0);

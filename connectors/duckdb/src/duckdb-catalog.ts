@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
-import { qualifiedName } from "./duckdb-dialect.js";
+import { qualifiedName, quoteIdent, quoteString } from "./duckdb-dialect.js";
 import { duckdbErrorKind } from "./errors.js";
 
 export interface RelationColumn {
@@ -43,4 +43,29 @@ export async function relationExists(connection: DuckDBConnection, schema: strin
     if (duckdbErrorKind(error) === "missing_table") return false;
     throw error;
   }
+}
+
+/**
+ * The collation each VARCHAR column of a table sets (`k VARCHAR COLLATE nocase`), by column name.
+ * DuckDB keeps it only in the table's CREATE statement (the catalog views show none), so it is read
+ * from there; a column whose name DuckDB quotes is matched in its quoted form.
+ */
+export async function columnCollations(
+  connection: DuckDBConnection,
+  schema: string,
+  name: string,
+  columns: readonly string[],
+): Promise<Record<string, string>> {
+  const reader = await connection.runAndReadAll(
+    `SELECT sql FROM duckdb_tables() WHERE lower(schema_name) = lower(${quoteString(schema)}) AND lower(table_name) = lower(${quoteString(name)})`,
+  );
+  const sql = reader.getRows()[0]?.[0];
+  if (typeof sql !== "string" || !/\bCOLLATE\b/i.test(sql)) return {};
+  const out: Record<string, string> = {};
+  for (const column of columns) {
+    const forms = [quoteIdent(column), column].map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    const match = new RegExp(`[(,]\\s*(?:${forms.join("|")})\\s+VARCHAR\\s+COLLATE\\s+([A-Za-z0-9_.]+)`, "i").exec(sql);
+    if (match?.[1]) out[column] = match[1];
+  }
+  return out;
 }

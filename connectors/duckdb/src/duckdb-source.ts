@@ -17,7 +17,7 @@ import {
   SqlloadError,
 } from "@sqlload/core";
 import { estimateBytes, streamBatches } from "./duckdb-batches.js";
-import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
+import { columnCollations, describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { findColumn, logicalTypeOf, qualifiedName, quoteIdent, readExpression } from "./duckdb-dialect.js";
@@ -46,10 +46,12 @@ export class DuckDBSource implements SourceConnection {
 
   async describeTable(request: SourceTableRequest): Promise<SourceTableInfo> {
     const table = await resolveTable(this.connection, request, this.db.path);
+    const { schema = "main", name } = request.table;
     return {
       columns: table.columns.map((c) => ({ name: c.name, type: logicalTypeOf(c.type), nullable: c.nullable })),
       cursorKind: table.cursor?.kind,
       cursorNullable: table.cursor?.column.nullable,
+      collations: table.cursor ? await columnCollations(this.connection, schema, name, [table.cursor.column.name]) : {},
     };
   }
 

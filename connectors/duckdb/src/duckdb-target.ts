@@ -16,7 +16,7 @@ import {
   type TargetTableInfo,
   type TargetTableRef,
 } from "@sqlload/core";
-import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
+import { columnCollations, describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import { beginCommitUnit } from "./duckdb-commit-unit.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import {
@@ -59,10 +59,12 @@ export class DuckDBTarget implements TargetConnection {
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
-    const columns = await this.guard(ref, "reading the columns of", () =>
-      describeRelation(this.connection, ref.schema, ref.name),
-    );
-    return columns ? { columns: columns.map(toColumn) } : null;
+    return this.guard(ref, "reading the columns of", async () => {
+      const columns = await describeRelation(this.connection, ref.schema, ref.name);
+      if (!columns) return null;
+      const names = columns.map((c) => c.name);
+      return { columns: columns.map(toColumn), collations: await columnCollations(this.connection, ref.schema, ref.name, names) };
+    });
   }
 
   async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {

@@ -402,7 +402,7 @@ describe("commit units", () => {
     expect((await target.describeTable(r))?.columns.map((c) => c.name)).toEqual(["id", "c", "v"]);
     expect(await rowsOf(r)).toHaveLength(3);
     await unit.commit();
-    expect(await target.describeTable(r)).toEqual({ columns: next });
+    expect(await target.describeTable(r)).toEqual({ columns: next, collations: {} });
     expect(await rowsOf(r)).toEqual([{ id: 10n, other: "x" }]);
     expect(await target.describeTable(leftover)).toBeNull();
     expect(await target.readRunLog(r)).toHaveLength(1);

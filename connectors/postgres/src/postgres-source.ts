@@ -71,7 +71,7 @@ export async function resolveTable(db: Queryable, request: SourceTableRequest, s
       throw new SqlloadError("SL209", `column "${name}" is not in ${display} (source ${sourceName})`, { table: display });
     return column;
   });
-  const notes = [SNAPSHOT_NOTE];
+  const notes: string[] = [];
   if (request.cursorColumn === undefined) return { sql: qualifiedName(ref), display, columns, notes };
 
   const column = byName.get(request.cursorColumn);
@@ -151,6 +151,14 @@ export class PostgresSource implements SourceConnection {
     return { role: "source" as const, action: `${action} (source ${this.name}, ${this.connection.display})`, table };
   }
 
+  /** Reaches the server now, so core retries a refused connection before any table is described. */
+  async connect(): Promise<void> {
+    const client = await this.connection.acquire().catch((error) => {
+      throw toSqlloadError(error, this.context("connecting"));
+    });
+    client.release();
+  }
+
   async describeTable(request: SourceTableRequest): Promise<SourceTableInfo> {
     const client = await this.connection.acquire().catch((error) => {
       throw toSqlloadError(error, this.context("connecting", request.table.key));
@@ -164,6 +172,7 @@ export class PostgresSource implements SourceConnection {
         cursorNullable: resolved.cursor?.column.nullable,
         cursorIndexed: resolved.cursor?.indexed,
         notes: keyOrder ? [...resolved.notes, keyOrder] : resolved.notes,
+        windowNotes: [SNAPSHOT_NOTE],
       };
     } catch (error) {
       throw toSqlloadError(error, this.context(`describing ${request.table.key}`, request.table.key));

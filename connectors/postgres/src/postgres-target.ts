@@ -73,6 +73,14 @@ export class PostgresTarget implements TargetConnection {
     };
   }
 
+  /** Reaches the server now, so core retries a refused connection before any table starts. */
+  async connect(): Promise<void> {
+    const client = await this.connection.acquire().catch((error) => {
+      throw toSqlloadError(error, this.context("connecting"));
+    });
+    client.release();
+  }
+
   private async withClient<T>(action: string, ref: TargetTableRef, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.connection.acquire().catch((error) => {
       throw toSqlloadError(error, this.context("connecting", ref));

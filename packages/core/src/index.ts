@@ -141,6 +141,7 @@ export {
   typeChange,
 } from "./plan/schema-change.js";
 export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
+export { checkTables, isConfigError } from "./run/check-tables.js";
 export { CommitPoints } from "./run/commit-points.js";
 export { type CrashPoint, crashPoint } from "./run/crash-points.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
@@ -149,6 +150,7 @@ export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepar
 export { type ConnectorLookup, ProjectSession, type ProjectTable } from "./run/project-session.js";
 export { inCursorRange, keepInRange, overlapsCursorRange, spanInCursorRange } from "./run/range-filter.js";
 export { pause, RateLimiter } from "./run/rate-limiter.js";
+export { allCaughtUp, loadUntilCaughtUp, type PassLoopOptions, type PassLoopResult, runPasses } from "./run/run-loop.js";
 export {
   failedResult,
   type LoadOptions,
@@ -162,7 +164,7 @@ export { type Selectable, selectTables } from "./run/select-tables.js";
 export { cursorOrderBy, type RangeDialect, type RangePredicateOptions, rangePredicate } from "./sql/range-predicate.js";
 export { appendRunLogRecord } from "./state/append-record.js";
 export { isJson, type Json } from "./state/json.js";
-export { type HistoryEntry, type LoggedPosition, loggedPosition } from "./state/logged-state.js";
+export { type HistoryEntry, type LoggedPosition, logDisagreesWithData, loggedPosition } from "./state/logged-state.js";
 export { type PendingRollback, pendingRollback, rollbackRecord, runPosition } from "./state/rollback.js";
 export { type RunPositionFacts, type RunSummary, runHistory } from "./state/run-history.js";
 export {

@@ -1,21 +1,22 @@
 import { Args, Flags } from "@oclif/core";
 import {
-  cursorToString,
+  allCaughtUp,
+  checkTables,
   eventToJSON,
+  formatCursor,
   type LoadResult,
-  loadProject,
+  loadUntilCaughtUp,
+  type PassLoopResult,
   parseDuration,
-  pause,
-  planProject,
   type RunEvent,
   SqlloadError,
-  type TableResult,
 } from "@sqlload/core";
-import { checkRangeFlags, readFlags } from "../cursor-flags.js";
+import { readFlags } from "../cursor-flags.js";
 import { ExitCode, exitCodeForResults } from "../exit-codes.js";
 import { queuedLoad } from "../queue/queued-load.js";
 import { formatCount, formatSeconds } from "../render/format.js";
-import { lineRenderer } from "../render/line-renderer.js";
+import { committedLine, lineRenderer } from "../render/line-renderer.js";
+import { nothingToLoad } from "../render/nothing-to-load.js";
 import { peakMemory } from "../render/peak-memory.js";
 import { ProgressRenderer } from "../render/progress-renderer.js";
 import { writeRunResults } from "../run-results-file.js";
@@ -34,9 +35,11 @@ Bounded backfills: with batch_size and max_windows_per_run (or --max-windows), e
 
 Every run writes .sqlload/run_results.json beside sqlload.toml with each table's rows, positions and caughtUp, so a scheduler can run again while any table says "caughtUp": false. --log-format json prints one JSON object per line instead of text (see docs/run-output.md).
 
+Ctrl-C rolls back the window in flight, starts nothing more and exits 130; a second Ctrl-C stops at once.
+
 Pacing: rate_limit on a source or table ({ rows_per_second = 1000, requests_per_second = 2 }; requests are those a TypeScript table announces with \`await ctx.pace()\`) is enforced within the run; a table that waits reports it (a "rate limited" hint, or a rate_limited JSON event). --pause 30s waits between --until-caught-up passes.
 
-Ctrl-C rolls back the window in flight, starts nothing more and exits 130; a second Ctrl-C stops at once.
+Scale-out: --queue URL runs the tables on \`sqlload worker\` processes (see \`sqlload worker --help\` and docs/scale-out.md) and reports here as a local load would; --detach prints the run id and returns at once.
 
 Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-caught-up stopped at --max-runs before catching up; 75 a table was skipped for a retryable reason (another run holds its lock, the target refused a connection); 130 interrupted.`;
   static override examples = [
@@ -45,8 +48,8 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     "<%= config.bin %> load app --start-cursor 2026-10-01 --end-cursor 2026-10-08",
     "<%= config.bin %> load --reload shop__orders",
     "<%= config.bin %> load app__orders --max-windows 4 --until-caught-up",
-    "<%= config.bin %> load app__orders --max-windows 4 --until-caught-up --pause 30s",
     "<%= config.bin %> load --log-format json > run.jsonl",
+    "<%= config.bin %> load app__orders --max-windows 4 --until-caught-up --pause 30s",
     "<%= config.bin %> load --queue postgresql://sqlload@queue-db/sqlload --until-caught-up",
     "<%= config.bin %> load --queue redis://127.0.0.1:6379 app --detach",
   ];
@@ -63,11 +66,11 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
       min: 1,
     }),
     "until-caught-up": Flags.boolean({ summary: "Run passes until every selected table is caught up." }),
-    "max-runs": Flags.integer({ summary: "With --until-caught-up: the most passes to run.", default: 100, min: 1 }),
     pause: Flags.string({
       summary: 'With --until-caught-up: wait this long between passes ("30s", "5m"), to spare the source.',
       dependsOn: ["until-caught-up"],
     }),
+    "max-runs": Flags.integer({ summary: "With --until-caught-up: the most passes to run.", default: 100, min: 1 }),
     "log-format": Flags.option({
       options: ["text", "json"] as const,
       default: "text",
@@ -107,27 +110,33 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     process.on("SIGTERM", onSignal);
     try {
       const tables = await session.select(argv as string[]);
-      const baseFlags = { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], maxWindows: flags["max-windows"] };
-      if (baseFlags.startCursor !== undefined || baseFlags.endCursor !== undefined) {
-        // One cursor kind per run, checked before anything is read.
-        checkRangeFlags(await planProject(session, tables, { ...baseFlags, reload: flags.reload }, new Date()), flags);
-      }
       const json = flags["log-format"] === "json";
+      if (tables.length === 0) {
+        if (!json) this.out(nothingToLoad(config));
+        return;
+      }
+      const flagsForPlan = {
+        startCursor: flags["start-cursor"],
+        endCursor: flags["end-cursor"],
+        maxWindows: flags["max-windows"],
+        reload: flags.reload,
+      };
       const progress = !json && (flags.progress ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));
-      const emit = this.renderer(json, progress);
-      const maxRuns = flags["until-caught-up"] ? flags["max-runs"] : 1;
-      let last: LoadResult | undefined;
-      let pass = 0;
+      const looping = flags["until-caught-up"];
       const started = Date.now();
-      let totalRows = 0;
+      const emit = this.renderer(json, progress);
+      const pauseMs = pauseBetweenPasses(flags.pause);
+      let outcome: PassLoopResult;
       if (flags.queue) {
+        // Config errors before anything is enqueued, as a local load finds them before reading.
+        await checkTables(session, tables, flagsForPlan, { connect: true });
         const queued = await queuedLoad({
           url: flags.queue,
           tables,
           config,
-          flags: { ...baseFlags, reload: flags.reload },
-          untilCaughtUp: flags["until-caught-up"],
-          maxRuns,
+          flags: flagsForPlan,
+          untilCaughtUp: looping,
+          maxRuns: looping ? flags["max-runs"] : 1,
           retries: flags.retries,
           detach: flags.detach,
           emit: json ? (event) => event.type.startsWith("run_") && emit(event) : emit,
@@ -138,42 +147,43 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
           this.out(queued.runId);
           return;
         }
-        last = queued.result;
-        pass = queued.passes;
-        totalRows = queued.totalRows;
-        writeRunResults(config.dir, last, flags["until-caught-up"] ? pass : undefined);
-      }
-      const pauseMs = pauseBetweenPasses(flags.pause);
-      while (!flags.queue && pass < maxRuns) {
-        if (pass > 0 && pauseMs > 0) {
-          if (!json) this.out(`pausing ${flags.pause} before pass ${pass + 1} (--pause)`);
-          await pause(pauseMs, controller.signal, "--pause").catch(() => {});
-          if (controller.signal.aborted) break;
-        }
-        pass++;
-        // --reload applies to the first pass only.
-        last = await loadProject(session, tables, {
-          flags: { ...baseFlags, reload: flags.reload && pass === 1 },
+        writeRunResults(config.dir, queued.result, looping ? queued.passes : undefined);
+        const loaded = queued.result.results.every((r) => r.status === "loaded");
+        const caughtUp = allCaughtUp(queued.result.results);
+        outcome = {
+          last: queued.result,
+          passes: queued.passes,
+          rows: queued.totalRows,
+          caughtUp,
+          stoppedAtMaxRuns: looping && loaded && !caughtUp,
+        };
+      } else {
+        outcome = await loadUntilCaughtUp(session, tables, {
+          flags: flagsForPlan,
           concurrency: flags.concurrency,
           failFast: flags["fail-fast"],
           emit,
           signal: controller.signal,
           chunkBytes: chunkBytes(),
+          untilCaughtUp: looping,
+          maxRuns: flags["max-runs"],
+          pauseMs,
+          onPause: (pass) => {
+            if (!json) this.out(`pausing ${flags.pause} before pass ${pass} (--pause)`);
+          },
+          afterPass: (result, pass) => writeRunResults(config.dir, result, looping ? pass : undefined),
         });
-        writeRunResults(config.dir, last, flags["until-caught-up"] ? pass : undefined);
-        totalRows += last.results.reduce((sum, r) => sum + r.rows, 0);
-        const code = exitCodeForResults(last.results, controller.signal.aborted);
-        if (code !== ExitCode.ok || !flags["until-caught-up"] || caughtUp(last.results)) break;
       }
-      const result = last as LoadResult;
+      const result = outcome.last;
       const code = exitCodeForResults(result.results, controller.signal.aborted);
-      if (!json) this.summary(result, pass, totalRows, (Date.now() - started) / 1000, flags["until-caught-up"]);
+      if (!json) this.summary(result, outcome, (Date.now() - started) / 1000, looping);
       if (code !== ExitCode.ok) this.exit(code);
-      if (flags["until-caught-up"] && !caughtUp(result.results)) {
+      if (outcome.stoppedAtMaxRuns) {
         if (!json) {
-          this.err(`not caught up after ${pass} pass${pass === 1 ? "" : "es"} (--max-runs ${maxRuns}):`);
+          const pass = outcome.passes;
+          this.err(`not caught up after ${pass} pass${pass === 1 ? "" : "es"} (--max-runs ${flags["max-runs"]}):`);
           for (const r of result.results.filter((r) => r.caughtUp === false)) {
-            this.err(`  ${r.table} at ${r.positionAfter ? cursorToString(r.positionAfter) : "its start"}`);
+            this.err(`  ${r.table} at ${r.positionAfter ? formatCursor(r.positionAfter) : "its start"}`);
           }
         }
         this.exit(ExitCode.notCaughtUp);
@@ -199,22 +209,29 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     );
   }
 
-  private summary(result: LoadResult, passes: number, totalRows: number, seconds: number, looping: boolean): void {
+  private summary(result: LoadResult, outcome: PassLoopResult, seconds: number, looping: boolean): void {
     const loaded = result.results.filter((r) => r.status === "loaded");
     const notLoaded = result.results.length - loaded.length;
     const tables = `${loaded.length} of ${result.results.length} table${result.results.length === 1 ? "" : "s"} loaded`;
-    const rows = looping ? totalRows : loaded.reduce((sum, r) => sum + r.rows, 0);
+    const rows = looping ? outcome.rows : result.results.reduce((sum, r) => sum + r.rows, 0);
+    const passes = outcome.passes;
     const passText = looping ? ` in ${passes} pass${passes === 1 ? "" : "es"}` : "";
-    const caught = looping && caughtUp(result.results) ? ", caught up" : "";
+    const caught = looping && outcome.caughtUp ? ", caught up" : "";
+    // A table that failed or was interrupted keeps what it committed: say so, not just "not loaded".
+    for (const r of result.results) if (r.status !== "loaded" && r.rows > 0) this.out(committedLine(r));
     this.out(
       `done: ${tables}, ${formatCount(rows)} rows${passText} in ${formatSeconds(seconds)}${notLoaded ? `, ${notLoaded} not loaded` : ""}${caught}, peak memory ${peakMemory()}`,
     );
   }
 }
 
-/** Every table caught up: those without an end or a per-run bound count as caught up. */
-function caughtUp(results: readonly TableResult[]): boolean {
-  return results.every((r) => r.status === "loaded" && r.caughtUp !== false);
+/**
+ * `SQLLOAD_CHUNK_BYTES`: how much an ordered read (a Postgres table whose cursor leads an index)
+ * moves between commits; default about 1 GB.
+ */
+function chunkBytes(): number | undefined {
+  const value = Number(process.env.SQLLOAD_CHUNK_BYTES);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 /** `--pause 30s` in milliseconds; a malformed duration is a usage error. */
@@ -227,13 +244,4 @@ function pauseBetweenPasses(text: string | undefined): number {
     });
   }
   return Number(duration.micros / 1000n);
-}
-
-/**
- * `SQLLOAD_CHUNK_BYTES`: how much an ordered read (a Postgres table whose cursor leads an index)
- * moves between commits; default about 1 GB.
- */
-function chunkBytes(): number | undefined {
-  const value = Number(process.env.SQLLOAD_CHUNK_BYTES);
-  return Number.isFinite(value) && value > 0 ? value : undefined;
 }

@@ -1,8 +1,9 @@
 import { Args, Flags } from "@oclif/core";
 import { planProject, planToJSON, renderPlanTree } from "@sqlload/core";
-import { checkRangeFlags, readFlags } from "../cursor-flags.js";
+import { readFlags } from "../cursor-flags.js";
 import { ExitCode } from "../exit-codes.js";
 import { resultLine } from "../render/line-renderer.js";
+import { nothingToLoad } from "../render/nothing-to-load.js";
 import { SqlloadCommand } from "../sqlload-command.js";
 
 export default class Plan extends SqlloadCommand {
@@ -36,16 +37,20 @@ TABLES selects tables: a target name without schema (app__orders), a source name
 
   async run(): Promise<void> {
     const { flags, argv } = await this.parse(Plan);
-    const { session } = await this.openProject(flags.project);
+    const { session, config } = await this.openProject(flags.project);
     try {
       const tables = await session.select(argv as string[]);
+      if (tables.length === 0) {
+        if (flags.json) this.out(JSON.stringify({ tables: [], failed: [], note: nothingToLoad(config) }, null, 2));
+        else this.out(nothingToLoad(config));
+        return;
+      }
       const planned = await planProject(
         session,
         tables,
         { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], reload: flags.reload },
         new Date(),
       );
-      checkRangeFlags(planned, flags);
       const { prepared, failed } = planned;
       if (flags.json) {
         const out = {

@@ -1,4 +1,4 @@
-import { cursorToString, formatCursor, type RunEvent, type TableResult } from "@sqlload/core";
+import { formatCursor, type RunEvent, type TableResult } from "@sqlload/core";
 import { formatCount, formatSeconds } from "./format.js";
 
 /** The facts of a finished table on one line: `loaded raw.app__orders 1,001 rows 0.1s`. */
@@ -18,13 +18,21 @@ export function resultLine(result: TableResult): string {
   return extras.length ? `${line} (${extras.join(", ")})` : line;
 }
 
+/** What a failed or interrupted table kept: `failed raw.shop__events after 400 rows committed (4 commits)`. */
+export function committedLine(result: TableResult): string {
+  const word = result.status === "skipped" ? "skipped" : result.error?.code === "SL307" ? "interrupted" : "failed";
+  const commits = result.commits ?? 0;
+  const detail = commits > 0 ? ` (${commits} commit${commits === 1 ? "" : "s"})` : "";
+  return `${word} ${result.table} after ${formatCount(result.rows)} rows committed${detail}`;
+}
+
 /** Plain lines for logs and pipes: one per commit, one per finished table. */
 export function lineRenderer(write: (line: string) => void, writeError: (line: string) => void): (event: RunEvent) => void {
   return (event) => {
     switch (event.type) {
       case "window_committed": {
         const where = event.window ? `window ${event.window.index + 1}/${event.window.count}` : "commit";
-        const position = event.position ? ` position ${cursorToString(event.position)}` : "";
+        const position = event.position ? ` position ${formatCursor(event.position)}` : "";
         write(`committed ${event.table} ${where} ${formatCount(event.rows)} rows${position}`);
         break;
       }

@@ -1,4 +1,4 @@
-import { camelCase, tableSettingSpecs } from "./schema.js";
+import { camelCase, connectionSettingSpecs, tableSettingSpecs } from "./schema.js";
 
 const TYPE_TEXT: Record<string, string> = {
   string: "string",
@@ -34,6 +34,19 @@ export function renderConfigDocs(): string {
     "dates (`2026-10-01`), RFC 3339 timestamps (`2026-10-01T00:00:00Z`; without a zone, UTC) or text, matching the",
     "cursor column's kind.",
     "",
+    "# Connection settings",
+    "",
+    "Every source (`[sources.app]`) and the target (`[target]`) accept these besides their connector's own keys.",
+    "A connection that is refused, reset or times out while opening is tried again with exponential backoff and",
+    "jitter; when every attempt fails, the error says how many were made and the table is skipped (exit 75).",
+    "",
+    "| key | type | meaning |",
+    "|---|---|---|",
   );
+  for (const spec of connectionSettingSpecs) {
+    const type = spec.type === "integer" ? "whole number, 0 or more" : TYPE_TEXT[spec.type];
+    lines.push(`| \`${spec.key}\` | ${type} | ${spec.description.replaceAll("|", "\\|")} |`);
+  }
+  lines.push("");
   return lines.join("\n");
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ConnectorConfigSchema } from "../connector/connector.js";
-import { loadConfig } from "./load-config.js";
+import { connectorNames, loadConfig } from "./load-config.js";
 
 const schemas: Record<string, ConnectorConfigSchema> = {
   duckdb: { target: [{ key: "path", type: "string", description: "file" }] },
@@ -145,5 +145,51 @@ lookback = "1h"
   it("refuses unknown source keys and invalid table keys", () => {
     expect(error(`${base.replace('connector = "postgres"', 'connector = "postgres"\nurll = "x"')}`).code).toBe("SL102");
     expect(error(`${base}\n[sources.app.tables."public.Orders"]\n`).code).toBe("SL110");
+  });
+
+  it("reads connect_retries and connect_timeout of the target and each source, over the defaults", () => {
+    const config = project(
+      base
+        .replace('path = "w.duckdb"', 'path = "w.duckdb"\nconnect_retries = 0')
+        .replace('connector = "postgres"', 'connector = "postgres"\nconnect_timeout = "1m30s"'),
+    );
+    expect(config.target.connect).toEqual({ retries: 0, timeoutMs: 10_000 });
+    expect(config.sources[0]!.connect).toEqual({ retries: 4, timeoutMs: 90_000 });
+    expect(error(base.replace('path = "w.duckdb"', 'path = "w.duckdb"\nconnect_retries = -1'))).toMatchObject({
+      code: "SL103",
+      location: { line: 4, key: "target.connect_retries" },
+    });
+    expect(error(base.replace('path = "w.duckdb"', 'path = "w.duckdb"\nconnect_timeout = 10')).code).toBe("SL104");
+  });
+
+  it("keeps integers beyond 2^53 exact, and refuses one in a connector's integer key instead of rounding it", () => {
+    const config = project(
+      `${base}\n[sources.app.tables."public.orders"]\ncursor_column = "id"\ncursor_start = 9007199254740995\nbatch_size = 9007199254740993\n`,
+    );
+    expect(config.sources[0]!.tables[0]!.settings).toMatchObject({
+      cursorStart: "9007199254740995",
+      batchSize: 9007199254740993n,
+    });
+    const withPort: Record<string, ConnectorConfigSchema> = {
+      ...schemas,
+      postgres: { source: [...(schemas.postgres!.source ?? []), { key: "port", type: "integer" as const, description: "port" }] },
+    };
+    const dir = mkdtempSync(join(tmpdir(), "sqlload-config-"));
+    writeFileSync(
+      join(dir, "sqlload.toml"),
+      base.replace('connector = "postgres"', 'connector = "postgres"\nport = 9007199254740995'),
+    );
+    expect(() => loadConfig(join(dir, "sqlload.toml"), { env: {}, connectorSchema: (name) => withPort[name] })).toThrowError(
+      expect.objectContaining({ code: "SL103", message: expect.stringContaining("below 2^53") }),
+    );
+  });
+
+  it("lists the connectors a file names even when it holds integers beyond 2^53", () => {
+    const dir = mkdtempSync(join(tmpdir(), "sqlload-config-"));
+    writeFileSync(
+      join(dir, "sqlload.toml"),
+      `${base}\n[sources.app.tables."public.orders"]\ncursor_column = "id"\ncursor_start = 9007199254740995\n`,
+    );
+    expect([...connectorNames(join(dir, "sqlload.toml"))].sort()).toEqual(["duckdb", "postgres"]);
   });
 });

@@ -5,14 +5,25 @@ import { parse, TomlError } from "smol-toml";
 import type { ConfigKeySpec, ConnectorConfigSchema } from "../connector/connector.js";
 import { parseTableKey, targetTableFor } from "../connector/table-ref.js";
 import { type ErrorLocation, SqlloadError } from "../errors/sqlload-error.js";
+import { type ConnectPolicy, DEFAULT_CONNECT_POLICY } from "../run/connect-retry.js";
+import { parseDuration } from "./duration.js";
 import { interpolate } from "./interpolate.js";
 import { formatKeyPath, KeyLocator } from "./locate.js";
 import type { ProjectConfig, SourceConfig, TableConfig, TargetConfig } from "./project-config.js";
 import { parseRateLimit } from "./rate-limit.js";
+import { connectionSettingSpecs } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 import { checkConnectorKey, validateTableSettings } from "./table-settings.js";
 
 export const PROJECT_FILE = "sqlload.toml";
+
+/**
+ * Parses a project file. Integers beyond 2^53 come back as bigints (a plain parse throws on them),
+ * so every reader of the file sees the same document and an integer cursor stays exact.
+ */
+function parseProjectToml(text: string): Record<string, unknown> {
+  return parse(text, { integersAsBigInt: "asNeeded" }) as Record<string, unknown>;
+}
 
 /** The `sqlload.toml` in `start` or the nearest parent folder; SL100 when there is none. */
 export function findProjectFile(start: string, explicit = false): string {
@@ -38,6 +49,40 @@ export interface LoadConfigOptions {
 }
 
 const TOP_KEYS = ["target", "sources"];
+const CONNECT_KEYS = connectionSettingSpecs.map((s) => s.key);
+
+/** `connect_retries` and `connect_timeout` of a source or the target, over the defaults. */
+function readConnectPolicy(block: Record<string, unknown>, where: (key: string) => ErrorLocation): ConnectPolicy {
+  const retries = block.connect_retries;
+  const timeout = block.connect_timeout;
+  let policy = DEFAULT_CONNECT_POLICY;
+  if (retries !== undefined) {
+    if (typeof retries !== "number" || !Number.isInteger(retries) || retries < 0 || retries > 100) {
+      throw new SqlloadError(
+        "SL103",
+        `\`connect_retries\` must be a whole number from 0 to 100, not ${JSON.stringify(String(retries))}`,
+        {
+          location: where("connect_retries"),
+        },
+      );
+    }
+    policy = { ...policy, retries };
+  }
+  if (timeout !== undefined) {
+    const duration = typeof timeout === "string" ? parseDuration(timeout) : undefined;
+    if (!duration) {
+      throw new SqlloadError(
+        "SL104",
+        `\`connect_timeout\` = ${JSON.stringify(String(timeout))} is not a duration such as "10s"`,
+        {
+          location: where("connect_timeout"),
+        },
+      );
+    }
+    policy = { ...policy, timeoutMs: Number(duration.micros / 1000n) };
+  }
+  return policy;
+}
 
 /**
  * Reads and validates a project: TOML syntax, `${VAR}` interpolation, every key and value, and
@@ -53,7 +98,7 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
 
   let raw: Record<string, unknown>;
   try {
-    raw = parse(text, { integersAsBigInt: "asNeeded" }) as Record<string, unknown>;
+    raw = parseProjectToml(text);
   } catch (error) {
     if (error instanceof TomlError) {
       const firstLine = error.message.split("\n")[0] ?? error.message;
@@ -150,7 +195,8 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
   const target: TargetConfig = {
     connector: targetConnector,
     schema,
-    options: readBlock(targetBlock, targetSpecs.target ?? [], ["target"], ["connector", "schema"]),
+    options: readBlock(targetBlock, targetSpecs.target ?? [], ["target"], ["connector", "schema", ...CONNECT_KEYS]),
+    connect: readConnectPolicy(targetBlock, (key) => where(["target", key])),
     location: where(["target"]),
   };
 
@@ -171,11 +217,12 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
       });
     }
     const specs = schemaOf(connector, path);
-    const sourceOptions = readBlock(block, specs.source ?? [], path, ["connector", "tables", "rate_limit"]);
+    const sourceOptions = readBlock(block, specs.source ?? [], path, ["connector", "tables", "rate_limit", ...CONNECT_KEYS]);
     const rateLimit =
       block.rate_limit === undefined
         ? undefined
         : parseRateLimit(block.rate_limit, "rate_limit", where([...path, "rate_limit"]), "snake");
+    const connect = readConnectPolicy(block, (key) => where([...path, key]));
     const tables: TableConfig[] = [];
     for (const [key, settingsValue] of Object.entries(asTable(block.tables ?? Object.create(null), [...path, "tables"]))) {
       const tablePath = [...path, "tables", key];
@@ -194,7 +241,7 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
       });
       tables.push({ source: name, ref, target: targetTableFor(schema, name, ref), ...validated, where: tableWhere });
     }
-    sources.push({ name, connector, options: sourceOptions, rateLimit, tables, location: where(path) });
+    sources.push({ name, connector, options: sourceOptions, rateLimit, tables, connect, location: where(path) });
   }
 
   return { file: path, dir, target, sources, secrets };
@@ -208,7 +255,7 @@ export function loadConfig(file: string, options: LoadConfigOptions): ProjectCon
 export function connectorNames(file: string): Set<string> {
   const names = new Set<string>();
   try {
-    const raw = parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    const raw = parseProjectToml(readFileSync(file, "utf8"));
     const target = raw.target as Record<string, unknown> | undefined;
     names.add(typeof target?.connector === "string" ? target.connector : "duckdb");
     for (const source of Object.values((raw.sources ?? {}) as Record<string, unknown>)) {

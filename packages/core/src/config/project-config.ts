@@ -1,5 +1,6 @@
 import type { SourceTableRef, TargetTableRef } from "../connector/table-ref.js";
 import type { ErrorLocation } from "../errors/sqlload-error.js";
+import type { ConnectPolicy } from "../run/connect-retry.js";
 import type { RateLimit } from "./rate-limit.js";
 import type { SettingLocator, TableSettings } from "./table-settings.js";
 
@@ -9,6 +10,8 @@ export interface TargetConfig {
   readonly schema: string;
   /** The connector's own keys, validated by its schema. */
   readonly options: Readonly<Record<string, unknown>>;
+  /** How core opens the connection: `connect_retries`, `connect_timeout`. */
+  readonly connect: ConnectPolicy;
   readonly location: ErrorLocation;
 }
 
@@ -30,6 +33,8 @@ export interface SourceConfig {
   readonly rateLimit?: RateLimit | undefined;
   /** Tables listed in `sqlload.toml`. A TypeScript source may add tables of its own (its module's exports). */
   readonly tables: readonly TableConfig[];
+  /** How core opens the connection: `connect_retries`, `connect_timeout`. */
+  readonly connect: ConnectPolicy;
   readonly location: ErrorLocation;
 }
 

@@ -65,6 +65,22 @@ export const tableSettingSpecs: readonly SettingSpec[] = [
   },
 ];
 
+/** Keys every source and the target accept, whatever the connector: how core opens their connections. */
+export const connectionSettingSpecs: readonly SettingSpec[] = [
+  {
+    key: "connect_retries",
+    type: "integer",
+    description:
+      "Attempts after the first when opening a connection is refused, reset or times out (default 4; 0: try once). An authentication failure is never retried.",
+  },
+  {
+    key: "connect_timeout",
+    type: "duration",
+    description:
+      'How long to keep trying to open a connection, from the first attempt (default "10s"), with exponential backoff and jitter.',
+  },
+];
+
 /** `cursor_column` → `cursorColumn`: the names TypeScript table options use. */
 export function camelCase(key: string): string {
   return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());

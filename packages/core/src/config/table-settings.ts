@@ -180,10 +180,11 @@ export function checkConnectorKey(spec: ConfigKeySpec, value: unknown, key: stri
       }
       return value;
     case "integer":
-      if (typeof value === "bigint") return Number(value);
+      // A connector key is a JS number: one beyond 2^53 would change value silently.
+      if (typeof value === "bigint") return wrongType(key, "an integer below 2^53", value, location);
       return typeof value === "number" && Number.isInteger(value) ? value : wrongType(key, "an integer", value, location);
     case "number":
-      if (typeof value === "bigint") return Number(value);
+      if (typeof value === "bigint") return wrongType(key, "a number below 2^53", value, location);
       return typeof value === "number" ? value : wrongType(key, "a number", value, location);
     case "boolean":
       return typeof value === "boolean" ? value : wrongType(key, "true or false", value, location);

@@ -31,6 +31,10 @@ export interface SourceTableInfo {
   readonly cursorNullable?: boolean | undefined;
   /** Lines `plan` shows under the table: an index to create, a collation, a held snapshot. */
   readonly notes?: readonly string[] | undefined;
+  /** Optional: the collation each text column sets (column name → collation); `plan` warns about one on the cursor. */
+  readonly collations?: Readonly<Record<string, string>> | undefined;
+  /** Lines `plan` shows only when the table is read in windows (a snapshot held across them). */
+  readonly windowNotes?: readonly string[] | undefined;
   /** Settings the table declares itself (a TypeScript table's options), below those of `sqlload.toml`. */
   readonly settings?: Readonly<Record<string, unknown>> | undefined;
   /**
@@ -88,6 +92,8 @@ export interface SourceTableReader {
 
 export interface SourceConnection {
   readonly capabilities: SourceCapabilities;
+  /** Optional: reaches the server now, so that core retries a refused connection (see `TargetConnection.connect`). */
+  connect?(): Promise<void>;
   /** Tables the source offers when `sqlload.toml` lists none (a TypeScript module's exports). */
   listTables?(): Promise<readonly SourceTableRef[]>;
   describeTable(request: SourceTableRequest): Promise<SourceTableInfo>;

@@ -11,6 +11,13 @@ export type WriteStrategy = "append" | "delete_insert" | "merge" | "replace";
 
 export interface TargetTableInfo {
   readonly columns: readonly Column[];
+  /**
+   * Optional: the collation each text column sets, itself or through its table or schema, by
+   * column name. sqlload compares by code point and does not override a collation the user set;
+   * `plan` warns about one on the cursor or the primary key. Targets that always compare by code
+   * point (Postgres under `COLLATE "C"`) leave it out.
+   */
+  readonly collations?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface CommitUnitOptions {
@@ -59,6 +66,12 @@ export interface CommitUnit {
 
 export interface TargetConnection {
   readonly capabilities: TargetCapabilities;
+  /**
+   * Optional: reaches the server now (e.g. `SELECT 1`), for a connection that otherwise connects
+   * lazily, so that a refused connection fails while core retries opening it. Throw the connector's
+   * connection error (retryable) for a refused or reset connection, a non-retryable one for a login.
+   */
+  connect?(): Promise<void>;
   describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null>;
   /** The maximum of a cursor column, in code point order for text; null when the table is empty or absent. */
   maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null>;

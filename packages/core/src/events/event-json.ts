@@ -13,6 +13,7 @@ export function resultToJSON(result: TableResult): Record<string, unknown> {
     rows: result.rows,
     dropped: result.dropped,
     windows: result.windows,
+    commits: result.commits ?? 0,
     positionBefore: cursorToJSON(result.positionBefore),
     positionAfter: cursorToJSON(result.positionAfter),
     ...(result.caughtUp !== undefined ? { caughtUp: result.caughtUp } : {}),

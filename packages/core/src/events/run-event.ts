@@ -19,6 +19,8 @@ export interface TableResult {
   /** Rows a source yielded outside the read range, dropped by the engine. */
   readonly dropped: number;
   readonly windows: number;
+  /** Commits this run made (a failed table keeps them); absent where the table never ran. */
+  readonly commits?: number | undefined;
   readonly positionBefore: CursorValue | null;
   readonly positionAfter: CursorValue | null;
   /** Present for tables with an end (`cursor_end`, `--end-cursor`) or a per-run window bound. */

@@ -252,3 +252,49 @@ describe("replace and the plan tree", () => {
     ]);
   });
 });
+
+describe("plan lines that say what will happen (issue 13 item 7)", () => {
+  it("a logged table commits at each checkpoint, not once per read", () => {
+    expect(batchLine(plan({}, { extra: { loggedState: true } }))).toBe(
+      "batch one commit per checkpoint, and one for the rows after the last",
+    );
+    expect(batchLine(plan({}))).toBe("batch one commit per read");
+    const windowed = plan(
+      { cursorStart: "2026-10-01", cursorEnd: "2026-10-03", batchSize: d("1d") },
+      { extra: { loggedState: true } },
+    );
+    expect(batchLine(windowed)).toBe("batch 2 windows of 1day, one commit each, and one per checkpoint");
+  });
+
+  it("shows a source's window notes only when the table is read in windows", () => {
+    const snapshot = "windows are read in one REPEATABLE READ snapshot";
+    const extra = { sourceWindowNotes: [snapshot], sourceNotes: ["an index note"] };
+    expect(plan({}, { extra }).notes).toEqual(["an index note"]);
+    const windowed = plan({ cursorStart: "2026-10-01", cursorEnd: "2026-10-03", batchSize: d("1d") }, { extra });
+    expect(windowed.notes).toEqual(["an index note", snapshot]);
+  });
+
+  it("--reload says max_windows_per_run does not apply", () => {
+    const settings = { cursorStart: "2026-10-01", cursorEnd: "2026-10-08", batchSize: d("1d"), maxWindowsPerRun: 2 };
+    expect(plan(settings, { flags: { reload: true } }).notes).toContain(
+      "--reload rebuilds the table in one run over all 7 windows: max_windows_per_run does not apply",
+    );
+    expect(plan(settings).notes.join("\n")).not.toContain("--reload");
+  });
+});
+
+describe("cursor-kind rules (SPEC §3, §9), checked before planning reads anything", () => {
+  const cases: [TableSettings, string][] = [
+    [{ cursorEnd: "now" }, "SL207"],
+    [{ batchSize: d("7d"), cursorStart: "1" }, "SL115"],
+    [{ lookback: d("1h") }, "SL205"],
+    [{ cursorStart: "2026-10-01" }, "SL113"],
+    [{ cursorEnd: "not a number" }, "SL113"],
+  ];
+  for (const [settings, code] of cases) {
+    it(`refuses ${JSON.stringify(settings, (_k, v) => (v && typeof v === "object" && "text" in v ? v.text : v))} on an integer cursor with ${code}`, () => {
+      // A target maximum exists, so cursor_start would never be reached: it is checked anyway.
+      expect(() => plan(settings, { kind: "integer", max: "5" })).toThrowError(expect.objectContaining({ code }));
+    });
+  }
+});

@@ -2,13 +2,15 @@ import { describeDuration } from "../config/duration.js";
 import { type TableSettings, windowSize } from "../config/table-settings.js";
 import type { CommitModel } from "../connector/capabilities.js";
 import type { CursorRange } from "../connector/source.js";
-import type { TargetTableRef } from "../connector/table-ref.js";
+import { formatTargetTable, type TargetTableRef } from "../connector/table-ref.js";
 import type { WriteStrategy } from "../connector/target.js";
 import { type CursorKind, isTimeKind } from "../cursor/cursor-kind.js";
 import { type CursorValue, compareCursor, parseCursor } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import type { PendingRollback } from "../state/rollback.js";
+import { collationWarnings } from "./collation-warnings.js";
 import { type CommitMode, commitMode } from "./commit-mode.js";
+import { checkCursorRules } from "./cursor-rules.js";
 import { nowAs, nowMicros, type ReadStart, readStart, todayDays } from "./read-start.js";
 import { layWindows, successor, type WindowSpec, windowStep } from "./windows.js";
 
@@ -33,6 +35,14 @@ export interface PlanInput {
   readonly cursor?: { readonly column: string; readonly kind: CursorKind; readonly nullable: boolean } | undefined;
   /** Lines the source wants shown (index, collation, snapshot). */
   readonly sourceNotes?: readonly string[] | undefined;
+  /** Lines the source wants shown only when the table is read in windows. */
+  readonly sourceWindowNotes?: readonly string[] | undefined;
+  /** The table keeps logged state: it also commits at each checkpoint. */
+  readonly loggedState?: boolean | undefined;
+  /** Collations the target table's text columns set, by column name. */
+  readonly targetCollations?: Readonly<Record<string, string>> | undefined;
+  /** Collations the source table's text columns set, by column name. */
+  readonly sourceCollations?: Readonly<Record<string, string>> | undefined;
   /** The source reads in cursor order cheaply (its cursor leads an index). */
   readonly orderedSource?: boolean | undefined;
   readonly targetMax: CursorValue | null;
@@ -67,10 +77,14 @@ export interface TablePlan {
   /** The target's maximum of the cursor when planning: where the data's position starts. */
   readonly targetMax: CursorValue | null;
   readonly commit: CommitMode;
+  /** A logged table commits at each checkpoint too (unless it is rebuilt, which commits once). */
+  readonly loggedState?: boolean | undefined;
   /** When commits become visible: at each commit, or (a staged target under `delete_insert`) once at the end of the run. */
   readonly publish: "each-commit" | "end-of-run";
   readonly windows?: (WindowSpec & { readonly size: string; readonly perRun?: number | undefined }) | undefined;
   readonly notes: readonly string[];
+  /** What may go wrong that sqlload will not change (a collation set on a target column). */
+  readonly warnings?: readonly string[] | undefined;
 }
 
 /** Plans one table: SPEC §3–§9 as a pure function of its inputs. */
@@ -94,6 +108,14 @@ export function planTable(input: PlanInput): TablePlan {
     cursor,
     reload,
     targetMax: input.targetMax,
+    loggedState: input.loggedState === true,
+    warnings: collationWarnings({
+      table: formatTargetTable(input.target),
+      collations: input.targetCollations,
+      cursorColumn: input.cursor?.column,
+      primaryKey: settings.primaryKey,
+      source: { table: `${input.source}.${input.key}`, collations: input.sourceCollations },
+    }),
   };
 
   if (!cursor) {
@@ -114,17 +136,7 @@ export function planTable(input: PlanInput): TablePlan {
   }
 
   const kind = cursor.kind;
-  if (!isTimeKind(kind)) {
-    for (const key of ["lookback", "lookahead"] as const) {
-      if (settings[key]) {
-        throw new SqlloadError(
-          "SL205",
-          `table ${table}: \`${key}\` needs a date or timestamp cursor; ${cursor.column} is ${kind}`,
-          { table },
-        );
-      }
-    }
-  }
+  checkCursorRules({ table, settings, column: cursor.column, kind, flags });
   if ((strategy === "replace" || reload) && (flags.startCursor !== undefined || flags.endCursor !== undefined)) {
     throw new SqlloadError(
       "SL211",
@@ -186,6 +198,12 @@ export function planTable(input: PlanInput): TablePlan {
     const perRun = flags.maxWindows ?? settings.maxWindowsPerRun;
     const firstFrom = start.windowEnd && compareCursor(start.value, start.windowEnd) < 0 ? start.value : undefined;
     windows = { ...spec, firstFrom, size: batchText(batch as NonNullable<typeof batch>), perRun };
+    notes.push(...(input.sourceWindowNotes ?? []));
+    if (reload && perRun !== undefined) {
+      notes.push(
+        `--reload rebuilds the table in one run over all ${spec.count} windows: ${flags.maxWindows !== undefined ? "--max-windows" : "max_windows_per_run"} does not apply`,
+      );
+    }
   }
   return { ...base, start, end, range, includeNulls, commit, windows, notes };
 }
@@ -200,14 +218,7 @@ function readEnd(input: PlanInput, kind: CursorKind, windowed: boolean): TablePl
   const { settings, flags, now } = input;
   if (flags.endCursor !== undefined) return { reason: "--end-cursor", value: parseCursor(kind, flags.endCursor, "--end-cursor") };
   if (settings.cursorEnd !== undefined) {
-    if (settings.cursorEnd === "now") {
-      if (!isTimeKind(kind)) {
-        throw new SqlloadError(
-          "SL207",
-          `table ${input.source}.${input.key}: \`cursor_end = "now"\` needs a date or timestamp cursor`,
-          { table: `${input.source}.${input.key}` },
-        );
-      }
+    if (settings.cursorEnd === "now" && isTimeKind(kind)) {
       // A date cursor ends at today, exclusive: it loads up to yesterday, never half of today.
       return { reason: "cursor_end", value: nowAs(kind, now) };
     }

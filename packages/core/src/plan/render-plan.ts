@@ -44,12 +44,15 @@ function commitText(plan: TablePlan): string {
     case "chunked":
       return "batch commits about every 1 GB, in cursor order, only between distinct cursor values";
     case "per-read":
-      return "batch one commit per read";
+      return plan.loggedState
+        ? "batch one commit per checkpoint, and one for the rows after the last"
+        : "batch one commit per read";
     case "per-window": {
       const w = plan.windows;
       if (!w || w.count === 0) return "batch 0 windows: caught up";
       const bound = w.perRun !== undefined && w.perRun < w.count ? `, at most ${w.perRun} this run` : "";
-      return `batch ${w.count} window${w.count === 1 ? "" : "s"} of ${w.size}, one commit each${bound}`;
+      const checkpoints = plan.loggedState ? ", and one per checkpoint" : "";
+      return `batch ${w.count} window${w.count === 1 ? "" : "s"} of ${w.size}, one commit each${checkpoints}${bound}`;
     }
   }
 }
@@ -64,6 +67,7 @@ export function renderPlanTree(plan: TablePlan): string {
   if (plan.columns) lines.push(`columns ${plan.columns.join(", ")}`);
   lines.push(batchLine(plan));
   for (const note of plan.notes) lines.push(`note ${note}`);
+  for (const warning of plan.warnings ?? []) lines.push(`warning ${warning}`);
   const cursor = cursorLine(plan);
   if (cursor) lines.push(cursor);
   const head = `${formatTargetTable(plan.target)} ← ${plan.source}.${plan.key}`;
@@ -102,6 +106,7 @@ export function planToJSON(plan: TablePlan): Record<string, unknown> {
       : null,
     includeNulls: plan.includeNulls,
     commit: plan.commit,
+    loggedState: plan.loggedState === true,
     publish: plan.publish,
     batch: batchLine(plan),
     windows: w
@@ -114,6 +119,7 @@ export function planToJSON(plan: TablePlan): Record<string, unknown> {
         }
       : null,
     notes: plan.notes,
+    warnings: plan.warnings ?? [],
   };
 }
 

@@ -48,7 +48,10 @@ export class Committer {
   windowsDone = 0;
   private unit: CommitUnit | undefined;
   private unitRows = 0;
-  private unitsCommitted = 0;
+  /** Units committed in this run (a failed table reports them). */
+  unitsCommitted = 0;
+  /** The logged state this run's last commit recorded, as JSON. */
+  private committedState: string | undefined;
   private columns: readonly Column[] | undefined;
   private ensured = false;
   private readonly keyCheck: DuplicateKeyCheck | undefined;
@@ -136,6 +139,13 @@ export class Committer {
       }
       return;
     }
+    if (this.changesNothing(window)) {
+      // A record repeating the last one would only clutter the log (a checkpoint that moved
+      // nothing, the empty tail after the last checkpoint); this run's first record marks it.
+      await unit.abort();
+      this.unit = undefined;
+      return;
+    }
     if (window && (await this.committedBefore(unit, window.range.to ?? null))) return;
     const record = this.record("run", { cursor: position.value, windowEnd: window?.range.to ?? null, rows: this.unitRows });
     await this.onTarget("committing", async () => {
@@ -148,6 +158,7 @@ export class Committer {
     this.unitsCommitted++;
     this.committedRows += this.unitRows;
     this.committedPosition = position.value;
+    this.committedState = JSON.stringify(this.state ?? null);
     this.keyCheck?.reset();
     if (schedule.publish === "each-commit") await this.publish();
     if (window) this.windowsDone++;
@@ -192,6 +203,18 @@ export class Committer {
       message: `run ${runId} already committed the window ending ${windowEnd ? cursorToString(windowEnd) : "at the end"}: not committed again`,
     });
     return true;
+  }
+
+  /** A unit with no rows and no window, leaving state and position as this run's last commit did. */
+  private changesNothing(window: unknown): boolean {
+    return (
+      this.unitsCommitted > 0 &&
+      this.unitRows === 0 &&
+      window === undefined &&
+      !this.args.schedule.rebuild &&
+      this.committedState === JSON.stringify(this.state ?? null) &&
+      cursorEquals(this.args.position.value, this.committedPosition)
+    );
   }
 
   /** After the last commit: a staged target publishing at the end of the run makes everything visible now. */

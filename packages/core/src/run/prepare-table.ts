@@ -4,17 +4,18 @@ import type { Column } from "../connector/logical-types.js";
 import type { SourceConnection, SourceTableInfo, SourceTableRequest } from "../connector/source.js";
 import { formatTargetTable } from "../connector/table-ref.js";
 import type { TargetConnection } from "../connector/target.js";
-import { type CursorKind, cursorKindOf } from "../cursor/cursor-kind.js";
-import { type CursorValue, cursorEquals, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
+import type { CursorKind } from "../cursor/cursor-kind.js";
+import type { CursorValue } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import { type PlanFlags, planTable, type TablePlan } from "../plan/plan-table.js";
 import { checkSchemaChange, schemaChange, schemaChangeNotes } from "../plan/schema-change.js";
 import type { Json } from "../state/json.js";
-import { type LoggedPosition, loggedPosition } from "../state/logged-state.js";
+import { type LoggedPosition, logDisagreesWithData, loggedPosition } from "../state/logged-state.js";
 import { pendingRollback } from "../state/rollback.js";
 import type { RunLogRow } from "../state/run-log.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
+import { resolveCursor } from "./resolve-cursor.js";
 
 /** A logged table's position at the start of a run (SPEC §10–§11). */
 export interface LoggedStart {
@@ -96,6 +97,10 @@ export async function prepareTable(args: {
     settings,
     cursor,
     sourceNotes: [...(info.notes ?? []), ...schemaNotes],
+    sourceWindowNotes: info.windowNotes,
+    loggedState: info.loggedState === true,
+    targetCollations: targetInfo?.collations,
+    sourceCollations: info.collations,
     orderedSource: source.capabilities.orderedReads && info.cursorIndexed === true,
     targetMax,
     loggedWindow,
@@ -137,44 +142,6 @@ function evolveSchema(
   if (!change) return [];
   checkSchemaChange(change, table, settings.onSchemaChange ?? "evolve");
   return schemaChangeNotes(change);
-}
-
-function resolveCursor(
-  settings: TableSettings,
-  info: SourceTableInfo,
-  targetColumns: readonly Column[] | undefined,
-  table: string,
-) {
-  const column = settings.cursorColumn as string;
-  const columns = info.columns ?? targetColumns;
-  const found = columns?.find((c) => c.name === column);
-  if (columns && !found) {
-    throw new SqlloadError(
-      "SL200",
-      `table ${table}: cursor column "${column}" is not among its columns (${columns.map((c) => c.name).join(", ")})`,
-      { table },
-    );
-  }
-  let kind: CursorKind | undefined = info.cursorKind ?? (found ? cursorKindOf(found.type) : undefined);
-  if (found && !kind) {
-    throw new SqlloadError(
-      "SL201",
-      `table ${table}: cursor column "${column}" is ${found.type.kind}; a cursor must be an integer, date, timestamp or text column`,
-      { table },
-    );
-  }
-  // A table function without declared columns: the first rows will tell; until then, cursor_start's form does.
-  kind ??= guessKind(settings.cursorStart ?? settings.cursorEnd);
-  if (!kind) return undefined;
-  return { column, kind, nullable: info.cursorNullable ?? found?.nullable ?? true };
-}
-
-function guessKind(text: string | undefined): CursorKind | undefined {
-  if (text === undefined || text === "now") return undefined;
-  if (/^-?\d+$/.test(text)) return "integer";
-  if (parseDateDays(text) !== undefined) return "date";
-  if (parseTimestampMicros(text) !== undefined) return "timestamp";
-  return "text";
 }
 
 function checkColumnsExist(settings: TableSettings, columns: readonly Column[] | undefined, table: string): void {
@@ -219,7 +186,7 @@ function lastWindow(position: LoggedPosition, kind: CursorKind) {
 function loggedStart(position: LoggedPosition, dataMax: CursorValue | null, reload: boolean, hasCursor: boolean): LoggedStart {
   if (reload) return { state: undefined };
   if (position.blocking) throw position.blocking;
-  if (hasCursor && position.record && !cursorEquals(position.cursor, dataMax)) {
+  if (logDisagreesWithData(position, dataMax, hasCursor)) {
     return { state: undefined, reconcile: { logged: position.cursor, data: dataMax } };
   }
   return { state: position.state };

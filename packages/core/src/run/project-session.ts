@@ -6,9 +6,21 @@ import type { SourceConnection } from "../connector/source.js";
 import { formatTargetTable, targetTableFor } from "../connector/table-ref.js";
 import type { TargetConnection } from "../connector/target.js";
 import { asSqlloadError, SqlloadError } from "../errors/sqlload-error.js";
+import { connectWithRetry } from "./connect-retry.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import { type Selectable, selectTables } from "./select-tables.js";
 import { checkLoggedTable } from "./target-support.js";
+
+/** Reaches a lazily connecting server now, closing the connection again when it cannot be reached. */
+async function connected<T extends { connect?(): Promise<void>; close(): Promise<void> }>(connection: T): Promise<T> {
+  try {
+    await connection.connect?.();
+  } catch (error) {
+    await connection.close().catch(() => {});
+    throw error;
+  }
+  return connection;
+}
 
 export type ConnectorLookup = (name: string) => Connector | undefined;
 
@@ -46,9 +58,17 @@ export class ProjectSession {
         throw new SqlloadError("SL401", `connector "${config.connector}" of source ${name} cannot read`, {
           location: config.location,
         });
-      connection = connector.source({ options: config.options, projectDir: this.config.dir, sourceName: name }).catch((error) => {
-        throw asSqlloadError(error, "SL304", `cannot open source ${name}`);
-      });
+      const open = connector.source;
+      connection = connectWithRetry(
+        () =>
+          open({ options: config.options, projectDir: this.config.dir, sourceName: name })
+            .then(connected)
+            .catch((error) => {
+              throw asSqlloadError(error, "SL304", `cannot open source ${name}`);
+            }),
+        config.connect,
+        `source ${name}`,
+      );
       this.sources.set(name, connection);
     }
     return connection;
@@ -61,18 +81,26 @@ export class ProjectSession {
       if (!connector.target)
         throw new SqlloadError("SL402", `connector "${config.connector}" cannot be a target`, { location: config.location });
       const declared = connector.targetCapabilities?.(config.options);
-      this.target = connector.target({ options: config.options, projectDir: this.config.dir, schema: config.schema }).then(
-        (connection) => {
-          const owner = `connector "${config.connector}"`;
-          if (declared && JSON.stringify(declared) !== JSON.stringify({ ...declared, ...connection.capabilities })) {
-            refuse(owner, "target", ["its connection's capabilities differ from those its connector declares"]);
-          }
-          return checkTargetConnection(connection, owner);
-        },
-        (error) => {
-          // The connector says whether a failure is worth retrying (a refused connection is; a bad path is not).
-          throw asSqlloadError(error, "SL305", `cannot open target ${config.connector}`);
-        },
+      const owner = `connector "${config.connector}"`;
+      const open = connector.target;
+      this.target = connectWithRetry(
+        () =>
+          open({ options: config.options, projectDir: this.config.dir, schema: config.schema }).then(
+            (connection) => {
+              if (declared && JSON.stringify(declared) !== JSON.stringify({ ...declared, ...connection.capabilities })) {
+                refuse(owner, "target", ["its connection's capabilities differ from those its connector declares"]);
+              }
+              return connected(checkTargetConnection(connection, owner)).catch((error) => {
+                throw asSqlloadError(error, "SL305", `cannot connect to target ${config.connector}`);
+              });
+            },
+            (error) => {
+              // The connector says whether a failure is worth retrying (a refused connection is; a bad path is not).
+              throw asSqlloadError(error, "SL305", `cannot open target ${config.connector}`);
+            },
+          ),
+        config.connect,
+        `target ${config.connector}`,
       );
     }
     return this.target;

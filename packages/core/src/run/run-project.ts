@@ -3,6 +3,7 @@ import { formatTargetTable } from "../connector/table-ref.js";
 import { asSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import type { PlanFlags } from "../plan/plan-table.js";
+import { checkTables, isConfigError } from "./check-tables.js";
 import { pacedSource, RunPacing } from "./paced-source.js";
 import { type PreparedTable, prepareTable } from "./prepare-table.js";
 import type { ProjectSession, ProjectTable } from "./project-session.js";
@@ -22,6 +23,7 @@ export async function planProject(
   flags: PlanFlags,
   now: Date,
 ): Promise<PlanProjectResult> {
+  await checkTables(session, tables, flags, { connect: true });
   await session.checkTargetSupports(tables);
   const target = await session.targetConnection();
   const prepared: PreparedTable[] = [];
@@ -35,6 +37,9 @@ export async function planProject(
       failed.push(failedResult(table, asSqlloadError(error, "SL304", `cannot plan ${name}`, { table: name })));
     }
   }
+  // A rule only the source's metadata could check is still a config error, not one table's failure.
+  const configError = failed.find((f) => isConfigError(f.error))?.error;
+  if (configError) throw configError;
   return { prepared, failed };
 }
 
@@ -81,7 +86,8 @@ export async function loadProject(
   const now = options.now ?? new Date();
   const started = Date.now();
   const { emit, signal } = options;
-  // What the target cannot do is a configuration error, found before anything connects.
+  // Cursor-kind rules and what the target cannot do are configuration errors, found before any target opens.
+  await checkTables(session, tables, options.flags, { connect: true });
   await session.checkTargetSupports(tables);
   emit({ type: "run_started", runId, at: now.toISOString(), tables: tables.map((t) => formatTargetTable(t.config.target)) });
   const results: TableResult[] = [];
@@ -121,6 +127,7 @@ async function loadOne(
     const source = await session.source(table.source);
     const prepared = await prepareTable({ table, source, target, flags: options.flags, now });
     options.emit({ type: "table_planned", table: name, plan: prepared.plan });
+    for (const message of prepared.plan.warnings ?? []) options.emit({ type: "table_warning", table: name, message });
     const paced = pacing.for(table.source, prepared.rateLimit);
     const run = paced ? { ...prepared, source: pacedSource(prepared.source, paced, name, options.emit) } : prepared;
     return await runPrepared(run, {

@@ -178,7 +178,8 @@ describe("runTable: logged state", () => {
     const settings = { writeStrategy: "append" as const, cursorColumn: undefined };
     const first = await runMemoryTable(pages, target, settings);
     expect(first.result).toMatchObject({ status: "loaded", rows: 2 });
-    expect(records(target).map((r) => r.state)).toEqual([1, 2, 2]);
+    // One record per checkpoint; the empty tail after the last changes nothing and writes none.
+    expect(records(target).map((r) => r.state)).toEqual([1, 2]);
     await runMemoryTable(pages, target, settings, { runId: "run-2" });
     expect(pages.reads[1]?.state).toBe(2);
     expect(landed(target)).toEqual([1, 2, 3, 4]);
@@ -201,7 +202,7 @@ describe("runTable: logged state", () => {
     const run = await runMemoryTable(pages, target, { writeStrategy: "append" }, { runId: "run-2" });
     expect(run.of("table_reconciled")).toHaveLength(1);
     expect(pages.reads[1]?.state).toBeUndefined();
-    expect(records(target).map((r) => r.event)).toEqual(["run", "run", "reconcile", "run", "run"]);
+    expect(records(target).map((r) => r.event)).toEqual(["run", "reconcile", "run"]);
   });
 
   it("refuses a checkpoint from a table that keeps no logged state", async () => {
@@ -293,5 +294,29 @@ describe("runTable: staged targets", () => {
     expect(target.staged).toHaveLength(0);
     expect(landed(target)).toEqual([]);
     expect(target.runLog).toHaveLength(0);
+  });
+});
+
+describe("runTable: no run-log record that changes nothing", () => {
+  it("still writes one record for a run that finds nothing new, to mark it", async () => {
+    const target = new MemoryTarget();
+    const pages = scripted(
+      async function* (request) {
+        if (request.state === undefined) {
+          yield batch(1);
+          yield { kind: "checkpoint", state: "done" };
+        }
+      },
+      { loggedState: true },
+    );
+    const settings = { writeStrategy: "append" as const, cursorColumn: undefined };
+    await runMemoryTable(pages, target, settings);
+    expect(records(target).map((r) => [r.state, r.rows])).toEqual([["done", 1]]);
+    const again = await runMemoryTable(pages, target, settings, { runId: "run-2" });
+    expect(again.result).toMatchObject({ status: "loaded", rows: 0, commits: 1 });
+    expect(records(target).map((r) => [r.runId, r.rows])).toEqual([
+      ["run-1", 1],
+      ["run-2", 0],
+    ]);
   });
 });

@@ -86,6 +86,7 @@ export async function runTable(args: RunTableArgs): Promise<TableResult> {
       rows: committer.committedRows,
       dropped: filter.dropped,
       windows: committer.windowsDone,
+      commits: committer.unitsCommitted,
       positionBefore: plan.targetMax,
       positionAfter: committer.committedPosition,
       seconds: (Date.now() - started) / 1000,

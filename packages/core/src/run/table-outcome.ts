@@ -45,6 +45,7 @@ export function tableResult(facts: {
   readonly rows?: number;
   readonly dropped?: number;
   readonly windows?: number;
+  readonly commits?: number;
   readonly positionBefore?: CursorValue | null;
   readonly positionAfter?: CursorValue | null;
   readonly caughtUp?: boolean | undefined;
@@ -59,6 +60,7 @@ export function tableResult(facts: {
     rows: facts.rows ?? 0,
     dropped: facts.dropped ?? 0,
     windows: facts.windows ?? 0,
+    commits: facts.commits ?? 0,
     positionBefore: facts.positionBefore ?? null,
     positionAfter: facts.positionAfter ?? null,
     ...(facts.caughtUp !== undefined && facts.status === "loaded" ? { caughtUp: facts.caughtUp } : {}),

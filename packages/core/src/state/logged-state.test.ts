@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loggedPosition } from "./logged-state.js";
+import { logDisagreesWithData, loggedPosition } from "./logged-state.js";
 import { decodeRunLogRow, encodeRunLogRecord, type RunLogRecord, type RunLogRow } from "./run-log.js";
 
 const record = (over: Partial<RunLogRecord>): RunLogRow =>
@@ -46,5 +46,21 @@ describe("loggedPosition", () => {
     expect(reset.blocking).toBeUndefined();
     expect(reset.state).toBe(7);
     expect(loggedPosition([record({ event: "reset", state: 7 }), bad]).blocking?.code).toBe("SL500");
+  });
+});
+
+describe("logDisagreesWithData", () => {
+  const int = (value: bigint) => ({ kind: "integer" as const, value });
+  const logged = loggedPosition([record({ state: "t1", cursor: int(6000n) })]);
+
+  it("is true when the logged cursor differs from the data's maximum, or the data is gone", () => {
+    expect(logDisagreesWithData(logged, int(3000n), true)).toBe(true);
+    expect(logDisagreesWithData(logged, null, true)).toBe(true);
+  });
+
+  it("is false when they agree, without a cursor column, or without a record", () => {
+    expect(logDisagreesWithData(logged, int(6000n), true)).toBe(false);
+    expect(logDisagreesWithData(logged, int(3000n), false)).toBe(false);
+    expect(logDisagreesWithData(loggedPosition([]), int(3000n), true)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import type { CursorValue } from "../cursor/cursor-value.js";
+import { type CursorValue, cursorEquals } from "../cursor/cursor-value.js";
 import { isSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
 import type { Json } from "./json.js";
 import { decodeRunLogRow, type RunLogRecord, type RunLogRow } from "./run-log.js";
@@ -19,6 +19,15 @@ export interface LoggedPosition {
   /** An unreadable record after the last reset: it blocks the table until a reset. */
   readonly blocking: SqlloadError | undefined;
   readonly history: readonly HistoryEntry[];
+}
+
+/**
+ * Whether a logged table's run log and its data disagree (SPEC §11): only a table with a cursor
+ * column and a record can; then the logged cursor must equal the data's maximum, else the data
+ * wins. `load` reconciles on it; `logged-state verify` reports it.
+ */
+export function logDisagreesWithData(position: LoggedPosition, dataMax: CursorValue | null, hasCursor: boolean): boolean {
+  return hasCursor && position.record !== undefined && !cursorEquals(position.cursor, dataMax);
 }
 
 /** Decodes a table's run log and finds its current position. Never throws: unreadable rows are entries. */

@@ -1,0 +1,42 @@
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { parseTableKey } from "@sqlload/core";
+import { describe, expect, it } from "vitest";
+import { openSource, openTarget, tempProject } from "./harness.js";
+
+// SPEC §4: a collation set on a target column is reported (plan warns), never overridden.
+describe("describeTable reports the collations text columns set, as target and as source", () => {
+  it("finds them by column name, quoted names included, and only where one is set", async () => {
+    const project = tempProject();
+    try {
+      const instance = await DuckDBInstance.create(join(project.dir, "warehouse.duckdb"));
+      const connection = await instance.connect();
+      await connection.run(`create schema raw;
+        create table raw.t (k varchar collate nocase, "Odd, ""name""" varchar collate NOACCENT.NOCASE, plain varchar, n decimal(18, 3));
+        create table raw.none (k varchar)`);
+      connection.closeSync();
+      instance.closeSync();
+      const target = await openTarget(project.dir);
+      try {
+        expect((await target.describeTable({ schema: "raw", name: "t" }))?.collations).toEqual({
+          k: "nocase",
+          'Odd, "name"': "NOACCENT.NOCASE",
+        });
+        expect((await target.describeTable({ schema: "RAW", name: "T" }))?.collations).toMatchObject({ k: "nocase" });
+        expect((await target.describeTable({ schema: "raw", name: "none" }))?.collations).toEqual({});
+      } finally {
+        await target.close();
+      }
+      const source = await openSource(project.dir);
+      try {
+        const request = (key: string) => ({ table: parseTableKey(key), cursorColumn: "k", options: {} });
+        expect((await source.describeTable(request("raw.t"))).collations).toEqual({ k: "nocase" });
+        expect((await source.describeTable(request("raw.none"))).collations).toEqual({});
+      } finally {
+        await source.close();
+      }
+    } finally {
+      project.cleanup();
+    }
+  });
+});
