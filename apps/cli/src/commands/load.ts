@@ -86,7 +86,6 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
       summary: "With --queue: how often a table that failed for a retryable reason is tried again.",
       default: 2,
       min: 0,
-      dependsOn: ["queue"],
     }),
     progress: Flags.boolean({
       summary: "Live progress on a terminal (default when stdout is a terminal and NO_COLOR is unset).",
