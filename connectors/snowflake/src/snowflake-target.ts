@@ -8,6 +8,7 @@ import {
   defaultTargetCapabilities,
   formatLogicalType,
   formatTargetTable,
+  type PlanNoteContext,
   parseDateDays,
   type RunLogRow,
   SqlloadError,
@@ -80,7 +81,10 @@ export class SnowflakeTarget implements TargetConnection {
    * What `plan` should note about the table's cursor (see snowflakePlanNotes): its collation, and
    * a TIMESTAMP_NTZ cursor where the user's sessions default to a zone other than UTC.
    */
-  async planNotes(ref: TargetTableRef, column: string, kind: CursorKind): Promise<string[]> {
+  async planNotes(ref: TargetTableRef, context: PlanNoteContext = {}): Promise<string[]> {
+    const { cursor } = context;
+    if (!cursor) return [];
+    const { column, kind } = cursor;
     return guardTable(ref, "reading plan notes for", async () => {
       const cursorColumn = (await this.columns(ref))?.find((c) => c.name === column);
       const rows = await this.session.runRetrying("SHOW PARAMETERS LIKE 'TIMEZONE' IN USER");

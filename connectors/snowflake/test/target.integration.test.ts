@@ -111,10 +111,10 @@ describe("the Snowflake target against the emulator", () => {
     try {
       const ref = { schema: freshSchema(), name: "t" };
       await target.ensureTable(ref, [...columns, { name: "ntz", type: { kind: "timestamp" }, nullable: true }]);
-      expect(await target.planNotes(ref, "ntz", "timestamp")).toEqual([
+      expect(await target.planNotes(ref, { cursor: { column: "ntz", kind: "timestamp" } })).toEqual([
         expect.stringMatching(/TIMESTAMP_NTZ.*America\/Los_Angeles/),
       ]);
-      expect(await target.planNotes(ref, "at", "timestamp")).toEqual([]);
+      expect(await target.planNotes(ref, { cursor: { column: "at", kind: "timestamp" } })).toEqual([]);
     } finally {
       await target.close();
     }

@@ -78,6 +78,7 @@ export type {
   CommitUnit,
   CommitUnitOptions,
   EnsureTableOptions,
+  PlanNoteContext,
   TargetConnection,
   TargetTableInfo,
   WriteStrategy,

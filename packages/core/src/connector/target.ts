@@ -64,6 +64,14 @@ export interface CommitUnit {
   abort(): Promise<void>;
 }
 
+/** What a target is told when `plan` asks it for notes on a table. */
+export interface PlanNoteContext {
+  readonly cursor?: { readonly column: string; readonly kind: CursorKind } | undefined;
+  /** The range this run reads (and, under delete_insert, replaces). */
+  readonly range?: CursorRange | undefined;
+  readonly includeNulls?: boolean | undefined;
+}
+
 export interface TargetConnection {
   readonly capabilities: TargetCapabilities;
   /**
@@ -73,6 +81,11 @@ export interface TargetConnection {
    */
   connect?(): Promise<void>;
   describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null>;
+  /**
+   * Optional: lines `plan` shows under the table that only the target can tell — the commit model
+   * it chose, a collation on the cursor, what a range delete would scan. Reads metadata only.
+   */
+  planNotes?(ref: TargetTableRef, context: PlanNoteContext): Promise<readonly string[]>;
   /** The maximum of a cursor column, in code point order for text; null when the table is empty or absent. */
   maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null>;
   /**

@@ -50,6 +50,8 @@ export async function prepareTable(args: {
   now: Date;
   /** Records planned as if already appended to the run log: `sqlload rollback` shows the next run's plan before it writes. */
   pendingRecords?: readonly RunLogRow[] | undefined;
+  /** `plan` shows what only the target can tell (`planNotes`); a load does not spend the round trips. */
+  targetNotes?: boolean | undefined;
 }): Promise<PreparedTable> {
   const { table, source, target, flags, now } = args;
   const config = table.config;
@@ -110,9 +112,17 @@ export async function prepareTable(args: {
     now,
     commitModel: target.capabilities.commitModel,
   });
+  const targetNotes =
+    args.targetNotes && target.planNotes
+      ? await target.planNotes(config.target, {
+          cursor: cursor && { column: cursor.column, kind: cursor.kind },
+          range: plan.range,
+          includeNulls: plan.includeNulls,
+        })
+      : [];
   return {
     table,
-    plan,
+    plan: targetNotes.length ? { ...plan, notes: [...plan.notes, ...targetNotes] } : plan,
     request,
     info: { ...info, settings: undefined },
     targetColumns,

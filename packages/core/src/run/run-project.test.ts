@@ -106,3 +106,28 @@ describe("loadProject", () => {
     expect(connected).toBe(false);
   });
 });
+
+describe("planProject", () => {
+  it("shows what only the target can tell under the table, in plan and not on a load", async () => {
+    const target = new MemoryTarget();
+    const asked: unknown[] = [];
+    Object.assign(target, {
+      planNotes: async (ref: unknown, context: unknown) => {
+        asked.push({ ref, context });
+        return ["cursor k sets collation und:ci on the target"];
+      },
+    });
+    const { session } = project(target, [tableConfig("a")]);
+    const tables = await session.tables();
+    const planned = await planProject(session, tables, {}, new Date("2026-10-15T00:00:00Z"));
+    expect(planned.prepared[0]?.plan.notes).toContain("cursor k sets collation und:ci on the target");
+    expect(asked).toEqual([
+      {
+        ref: { schema: "raw", name: "app__a" },
+        context: { cursor: { column: "k", kind: "integer" }, range: {}, includeNulls: true },
+      },
+    ]);
+    await loadProject(session, tables, { flags: {}, emit: () => {}, signal: new AbortController().signal });
+    expect(asked).toHaveLength(1);
+  });
+});

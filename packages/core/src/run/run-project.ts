@@ -31,7 +31,7 @@ export async function planProject(
   for (const table of tables) {
     try {
       const source = await session.source(table.source);
-      prepared.push(await prepareTable({ table, source, target, flags, now }));
+      prepared.push(await prepareTable({ table, source, target, flags, now, targetNotes: true }));
     } catch (error) {
       const name = formatTargetTable(table.config.target);
       failed.push(failedResult(table, asSqlloadError(error, "SL304", `cannot plan ${name}`, { table: name })));
