@@ -195,6 +195,6 @@ export function databricksCapabilities(atomic: boolean): TargetCapabilities {
     commitModel: atomic ? "transactional" : "data-then-log",
     codePointText: true,
     locking: true,
-    loggedTablesSetting: 'transactions = "atomic"',
+    ...(atomic ? {} : { loggedTablesSetting: 'transactions = "atomic"' }),
   };
 }

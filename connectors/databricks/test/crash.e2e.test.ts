@@ -129,9 +129,9 @@ describe.runIf(built)("crash safety of the Databricks target (built CLI, emulate
     expect(await targetRows()).toEqual(expected);
   }, 240_000);
 
-  // Core refuses logged-state tables on a `data-then-log` target before anything connects (engineer h1's
-  // runner change, not on this branch): the connector cannot tell a logged table's records from others.
-  it.skip('refuses a logged-state table on the data-then-log model with a coded error naming `transactions = "atomic"`', async () => {
+  // Core refuses logged-state tables on a `data-then-log` target before anything connects: checkpoints
+  // could not stay exactly once when the log commits after the data.
+  it('refuses a logged-state table on the data-then-log model with a coded error naming `transactions = "atomic"`', async () => {
     const { p } = await setUp("none");
     writeFileSync(
       join(p.dir, "events.ts"),
@@ -150,9 +150,13 @@ export const events = src.table(
       join(p.dir, "sqlload.toml"),
       `${readFileSync(join(p.dir, "sqlload.toml"), "utf8")}\n[sources.api]\nconnector = "typescript"\nmodule = "events.ts"\n`,
     );
+    const before = warehouse.emulator.failures.requests.length;
     const result = await p.run(["load", "api__events"]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("SL116");
     expect(result.stdout + result.stderr).toContain('transactions = "atomic"');
+    // Refused before the target was asked anything.
+    expect(warehouse.emulator.failures.requests.length).toBe(before);
     const landed = await warehouse.emulator.database.query(
       "SELECT count(*) FROM information_schema.tables WHERE table_catalog = 'sqlload' AND table_name = 'api__events'",
     );
