@@ -138,7 +138,7 @@ describe.each(targets)("runs and rollback into $name", (target) => {
     await p.ok("load");
     const first = (await runsOf(p, "src__t"))[1]!.runId;
     const refused = await p.run("rollback", "src__t", "--to-run", first, "--yes");
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("SL504");
     expect(refused.stderr).toContain("--allow-duplicates");
     const unknown = await p.run("rollback", "src__t", "--to-run", "nope", "--yes");
