@@ -26,6 +26,7 @@ export const BENCHMARKS = [
     quick: ["--quick"],
     reports: /^sqlload load \(TypeScript source → DuckDB\): .* [\d,]+ rows\/s/m,
   },
+  { file: "scale-out.mjs", quick: ["--quick"], reports: /^ratio [\d.]+x \(3 workers/m },
 ];
 
 const here = fileURLToPath(new URL(".", import.meta.url));

@@ -2,7 +2,7 @@
 // 30 tables with windowed backfills: three `sqlload worker`s on a BullMQ queue (`load --queue
 // --until-caught-up`) against one local `sqlload load --concurrency 3 --until-caught-up`, both
 // through the built CLI into a Postgres target, best of N each, interleaved (issue 19).
-//   pnpm build && node bench/scale-out.mjs [--repeat 2] [--tables 30] [--rows 20000] [--backend postgres|redis]
+//   pnpm build && node bench/scale-out.mjs [--quick] [--repeat 2] [--tables 30] [--rows 20000] [--backend postgres|redis]
 // On one machine the workers share its cores, so this measures the queue's overhead, not a speed-up:
 // the gain of scale-out comes from workers on machines of their own.
 import { execFileSync, spawn } from "node:child_process";
@@ -18,9 +18,10 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const repeat = Number(arg("repeat", 2));
-const tables = Number(arg("tables", 30));
-const rows = Number(arg("rows", 20_000));
+const quick = process.argv.includes("--quick");
+const repeat = Number(arg("repeat", quick ? 1 : 2));
+const tables = Number(arg("tables", quick ? 6 : 30));
+const rows = Number(arg("rows", quick ? 500 : 20_000));
 const backend = arg("backend", "postgres");
 const cli = join(dirname(fileURLToPath(import.meta.url)), "..", "apps", "cli", "bin", "run.js");
 
@@ -68,7 +69,7 @@ try {
   console.log(`${tables} tables x ${rows} rows, 4 weekly windows each, one window per pass`);
   console.log(`local load --concurrency 3        best ${best(local).toFixed(2)} s  (all: ${all(local)})`);
   console.log(`3 workers on ${backend} (load --queue) best ${best(queued).toFixed(2)} s  (all: ${all(queued)})`);
-  console.log(`ratio ${(best(queued) / best(local)).toFixed(2)}x`);
+  console.log(`ratio ${(best(queued) / best(local)).toFixed(2)}x (3 workers on one machine against one local process)`);
 } finally {
   for (const w of workers) w.kill("SIGKILL");
   await redis?.stop();
