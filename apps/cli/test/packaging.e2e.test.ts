@@ -52,7 +52,10 @@ describe("packed install, offline", () => {
     );
     // Workspace dependencies of the tarballs resolve to the other tarballs, never to a registry.
     const overrides = [...tarballs].filter(([name]) => name !== "sqlload").map(([name, file]) => `  "${name}": "file:${file}"`);
-    writeFileSync(join(app, "pnpm-workspace.yaml"), `overrides:\n${overrides.join("\n")}\nallowBuilds:\n  yarn: false\n  msgpackr-extract: false\n`);
+    writeFileSync(
+      join(app, "pnpm-workspace.yaml"),
+      `overrides:\n${overrides.join("\n")}\nallowBuilds:\n  yarn: false\n  msgpackr-extract: false\n`,
+    );
     const env = { ...process.env, NODE_PATH: "", npm_config_offline: "true", npm_config_registry: "http://127.0.0.1:9/" };
     execFileSync("pnpm", ["install", "--offline"], { cwd: app, env, stdio: "pipe" });
 
