@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { SqlloadError } from "@sqlload/core";
+import { SqlloadError, startHeartbeat } from "@sqlload/core";
 import { qualifiedTable } from "./bigquery-dialect.js";
 import type { BigQueryJobs, QueryParameter } from "./bigquery-jobs.js";
 import type { FieldSchema } from "./bigquery-types.js";
@@ -58,18 +58,17 @@ export async function acquireLock(
       hint: `Wait for the other run to finish. A crashed run's lock expires ${timing.ttlSeconds}s after it last renewed it (rows of ${dataset}.${LOCK_TABLE}).`,
     });
   }
-  const renew = setInterval(() => {
-    jobs
-      .query(
+  const heartbeat = startHeartbeat(
+    () =>
+      jobs.query(
         `UPDATE ${table} SET expires_at = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL @ttl SECOND) WHERE target_name = @target_name AND holder = @holder`,
         params,
-      )
-      .catch(() => undefined);
-  }, timing.renewMs);
-  renew.unref();
+      ),
+    timing.renewMs,
+  );
   return {
     async release() {
-      clearInterval(renew);
+      await heartbeat.stop();
       await jobs.query(`DELETE FROM ${table} WHERE target_name = @target_name AND holder = @holder`, params);
     },
   };

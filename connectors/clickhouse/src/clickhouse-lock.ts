@@ -1,29 +1,28 @@
-import { hostname } from "node:os";
-import { processAlive, SqlloadError } from "@sqlload/core";
+import {
+  DEFAULT_LEASE_TIMING,
+  type LeaseHolder,
+  type LeaseTiming,
+  leaseHolder,
+  leaseIsStale,
+  parseLeaseHolder,
+  SqlloadError,
+  startHeartbeat,
+} from "@sqlload/core";
 import { tablesWithPrefix } from "./clickhouse-catalog.js";
 import { qualifiedName, stringLiteral } from "./clickhouse-dialect.js";
 import { auxName, auxPrefix } from "./clickhouse-names.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
 import { alreadyExists } from "./errors.js";
 
-/** Who holds a lock, in the lock table's comment. */
-interface Holder {
-  readonly token: string;
-  readonly host: string;
-  readonly pid: number;
-  /** When the holder last said it is alive (ms since the epoch, its own clock). */
-  readonly beat: number;
+/** Who holds a lock, in the lock table's comment: a lease holder, and since when it holds it. */
+interface Holder extends LeaseHolder {
   readonly since: number;
 }
 
-export interface LockTiming {
-  /** How often a holder renews its lock. */
-  readonly heartbeatMs: number;
-  /** A lock not renewed for this long is taken over. */
-  readonly staleMs: number;
-}
+/** How often a holder renews the lock, and when a silent one is taken over. */
+export type LockTiming = LeaseTiming;
 
-export const DEFAULT_LOCK_TIMING: LockTiming = { heartbeatMs: 15_000, staleMs: 90_000 };
+export const DEFAULT_LOCK_TIMING: LockTiming = DEFAULT_LEASE_TIMING;
 
 /**
  * A table's run lock, made of what ClickHouse does atomically: CREATE TABLE of a name fails when
@@ -56,8 +55,8 @@ export async function acquireTableLock(
     }
     const generation = (top?.generation ?? 0) + 1;
     const name = auxName("lock", table, String(generation).padStart(6, "0"));
-    const now = Date.now();
-    const holder: Holder = { token, host: hostname(), pid: process.pid, beat: now, since: now };
+    const lease = leaseHolder(token);
+    const holder: Holder = { ...lease, since: lease.beat };
     try {
       await session.command(
         `CREATE TABLE ${qualifiedName(database, name)} (held UInt8) ENGINE = Memory COMMENT ${stringLiteral(JSON.stringify(holder))}`,
@@ -77,20 +76,16 @@ export async function acquireTableLock(
 
 function heldLock(session: ClickHouseSession, database: string, name: string, holder: Holder, timing: LockTiming) {
   const table = qualifiedName(database, name);
-  let beating: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    const renewed = JSON.stringify({ ...holder, beat: Date.now() });
-    beating = session.command(`ALTER TABLE ${table} MODIFY COMMENT ${stringLiteral(renewed)}`).catch(() => undefined);
-  }, timing.heartbeatMs);
-  // A lock never keeps the process alive on its own.
-  timer.unref();
+  const heartbeat = startHeartbeat(
+    (beat) => session.command(`ALTER TABLE ${table} MODIFY COMMENT ${stringLiteral(JSON.stringify({ ...holder, beat }))}`),
+    timing.heartbeatMs,
+  );
   let released = false;
   return {
     async release() {
       if (released) return;
       released = true;
-      clearInterval(timer);
-      await beating;
+      await heartbeat.stop();
       // Dropped only while still ours: a run that overran `staleMs` may have been taken over.
       const rows = await session.query<{ comment: string }>(
         "SELECT comment FROM system.tables WHERE database = {db:String} AND name = {name:String}",
@@ -103,28 +98,14 @@ function heldLock(session: ClickHouseSession, database: string, name: string, ho
   };
 }
 
+/** A lock table's comment; undefined when sqlload cannot read it (not its own, or damaged). */
 function parseHolder(comment: string): Holder | undefined {
-  try {
-    const value = JSON.parse(comment) as Partial<Holder>;
-    if (typeof value.token === "string" && typeof value.pid === "number" && typeof value.beat === "number") {
-      return {
-        token: value.token,
-        host: String(value.host ?? ""),
-        pid: value.pid,
-        beat: value.beat,
-        since: Number(value.since ?? value.beat),
-      };
-    }
-  } catch {
-    // A comment sqlload cannot read (not its own, or damaged): nobody it could wait for.
-  }
-  return undefined;
+  const lease = parseLeaseHolder(comment);
+  return lease && { ...lease, since: Number(lease.since ?? lease.beat) };
 }
 
 function isStale(holder: Holder | undefined, kind: ClickHouseSession["kind"], timing: LockTiming): boolean {
-  if (!holder) return true;
-  if (holder.host === hostname() && holder.pid !== process.pid && !processAlive(holder.pid)) return true;
   // chdb holds its folder for one process: a lock of any other process is a dead run's.
-  if (kind === "chdb" && holder.pid !== process.pid) return true;
-  return Date.now() - holder.beat > timing.staleMs;
+  if (holder && kind === "chdb" && holder.pid !== process.pid) return true;
+  return leaseIsStale(holder, timing);
 }

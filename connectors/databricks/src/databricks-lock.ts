@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { type Column, SqlloadError } from "@sqlload/core";
+import { type Column, leaseIsStale, SqlloadError, startHeartbeat } from "@sqlload/core";
 import { qualifiedTable, quoteIdentifier } from "./databricks-dialect.js";
 import type { DatabricksSession } from "./databricks-session.js";
 import { createTableSql } from "./databricks-statements.js";
@@ -69,22 +69,17 @@ export async function acquireTableLock(
     const who = holder ? `process ${holder.pid} on ${holder.host}` : "another run";
     throw new SqlloadError("SL306", `table ${schema}.${table} is being loaded by ${who}`, { table: `${schema}.${table}` });
   }
-  const beat = setInterval(() => {
-    session
-      .execute(
+  const heartbeat = startHeartbeat(
+    () =>
+      session.execute(
         `UPDATE ${locks} SET ${q("beat_at")} = CAST(:beat AS TIMESTAMP) WHERE ${q("table_name")} = :t AND ${q("token")} = :token`,
-        {
-          t: table,
-          token,
-          beat: nowText(),
-        },
-      )
-      .catch(() => undefined);
-  }, timing.heartbeatMs);
-  beat.unref();
+        { t: table, token, beat: nowText() },
+      ),
+    timing.heartbeatMs,
+  );
   return {
     async release() {
-      clearInterval(beat);
+      await heartbeat.stop();
       await session.execute(`DELETE FROM ${locks} WHERE ${q("table_name")} = :t AND ${q("token")} = :token`, { t: table, token });
     },
   };
@@ -101,12 +96,6 @@ async function readHolder(session: DatabricksSession, locks: string, table: stri
 }
 
 function isGone(holder: Holder, timing: LockTiming): boolean {
-  if (BigInt(Date.now()) * 1000n - holder.beatMicros > BigInt(timing.staleMs) * 1000n) return true;
-  if (holder.host !== hostname()) return false;
-  try {
-    process.kill(holder.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
+  // The beat is the warehouse's clock in microseconds; the rest is the rule every lease follows.
+  return leaseIsStale({ ...holder, beat: Number(holder.beatMicros / 1000n) }, timing);
 }

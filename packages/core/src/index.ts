@@ -32,6 +32,16 @@ export {
   isConnector,
 } from "./connector/connector.js";
 export {
+  DEFAULT_LEASE_TIMING,
+  type Heartbeat,
+  type LeaseHolder,
+  type LeaseTiming,
+  leaseHolder,
+  leaseIsStale,
+  parseLeaseHolder,
+  startHeartbeat,
+} from "./connector/lock-lease.js";
+export {
   type Column,
   formatLogicalType,
   type LogicalKind,
