@@ -73,6 +73,7 @@ describe("pacedSource: requests_per_second", () => {
           await req.pace!();
           paces.push(performance.now() - before);
         }
+        yield* [];
       },
     });
     const { events } = await readAll(source, { requests: frozen(40) });
@@ -90,6 +91,7 @@ describe("pacedSource: requests_per_second", () => {
       rows: [],
       script: async function* (req) {
         pace = req.pace;
+        yield* [];
       },
     });
     await readAll(source, { rows: frozen(1000) });
