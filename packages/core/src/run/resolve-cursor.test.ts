@@ -11,7 +11,7 @@ const columns: Column[] = [
   { name: "price", type: { kind: "float64" }, nullable: true },
 ];
 const declared: SourceTableInfo = { columns };
-const none: SourceTableInfo = {};
+const none: SourceTableInfo = { columns: undefined };
 
 describe("resolveCursor", () => {
   it("takes the column's kind and nullability from the source's columns", () => {
@@ -70,15 +70,15 @@ describe("resolveCursor", () => {
     expect(guess("now")).toBeUndefined();
     expect(guess()).toBeUndefined();
     expect(resolveCursor({ cursorColumn: "c", cursorStart: "1" }, none, undefined, "raw.t")?.nullable).toBe(true);
-    expect(resolveCursor({ cursorColumn: "c", cursorStart: "1" }, { cursorNullable: false }, undefined, "raw.t")?.nullable).toBe(
-      false,
-    );
+    expect(
+      resolveCursor({ cursorColumn: "c", cursorStart: "1" }, { ...none, cursorNullable: false }, undefined, "raw.t")?.nullable,
+    ).toBe(false);
   });
 
   it("does not guess when asked not to: undefined until the first rows tell", () => {
     expect(resolveCursor({ cursorColumn: "c", cursorStart: "1" }, none, undefined, "raw.t", false)).toBeUndefined();
     // A kind the source states needs no guess.
-    expect(resolveCursor({ cursorColumn: "c" }, { cursorKind: "date" }, undefined, "raw.t", false)).toMatchObject({
+    expect(resolveCursor({ cursorColumn: "c" }, { ...none, cursorKind: "date" }, undefined, "raw.t", false)).toMatchObject({
       kind: "date",
     });
   });
