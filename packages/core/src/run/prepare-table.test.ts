@@ -1,0 +1,181 @@
+import { describe, expect, it, vi } from "vitest";
+import type { TableSettings } from "../config/table-settings.js";
+import type { Column } from "../connector/logical-types.js";
+import { formatTargetTable } from "../connector/table-ref.js";
+import { type CursorValue, integerCursor } from "../cursor/cursor-value.js";
+import type { PlanFlags } from "../plan/plan-table.js";
+import { encodeRunLogRecord, type RunLogRecord } from "../state/run-log.js";
+import { prepareTable } from "./prepare-table.js";
+import { MemorySource } from "./testing/memory-source.js";
+import { MemoryTarget } from "./testing/memory-target.js";
+import { TARGET_REF } from "./testing/run-memory-table.js";
+
+const columns: Column[] = [
+  { name: "id", type: { kind: "int64" }, nullable: false },
+  { name: "k", type: { kind: "int64" }, nullable: true },
+];
+const NAME = formatTargetTable(TARGET_REF);
+const int = (n: number) => integerCursor(BigInt(n));
+
+function targetWith(ks: number[], targetColumns: Column[] = columns): MemoryTarget {
+  const target = new MemoryTarget();
+  target.tables.set(NAME, { columns: targetColumns, rows: ks.map((k, i) => ({ id: BigInt(i + 1), k: BigInt(k) })) });
+  return target;
+}
+const log = (target: MemoryTarget, record: Partial<RunLogRecord> & { event: RunLogRecord["event"] }) =>
+  target.runLog.push(encodeRunLogRecord({ runId: "r0", table: NAME, at: "2026-10-01T00:00:00Z", rows: 0, ...record }));
+
+async function prepare(
+  target: MemoryTarget,
+  settings: TableSettings,
+  opts: { flags?: PlanFlags; source?: MemorySource; targetNotes?: boolean } = {},
+) {
+  const source = opts.source ?? new MemorySource({ columns, rows: [], cursorColumn: "k" });
+  const request = source.request();
+  const table = {
+    source: "app",
+    name: TARGET_REF.name,
+    config: {
+      source: "app",
+      ref: request.table,
+      target: TARGET_REF,
+      settings: { cursorColumn: request.cursorColumn, ...settings },
+      options: {},
+      where: () => ({ file: "sqlload.toml" }),
+    },
+  };
+  return prepareTable({
+    table,
+    source,
+    target,
+    flags: opts.flags ?? {},
+    now: new Date("2026-10-15T12:00:00Z"),
+    targetNotes: opts.targetNotes,
+  });
+}
+const value = (v: CursorValue | null | undefined) => (v ? String(v.value) : v);
+
+describe("prepareTable: where the read starts", () => {
+  it("from the destination's maximum when the target table exists", async () => {
+    const prepared = await prepare(targetWith([1, 5, 3]), {});
+    expect(value(prepared.plan.targetMax)).toBe("5");
+    expect(value(prepared.plan.start.value)).toBe("5");
+    expect(prepared.plan.includeNulls).toBe(false);
+  });
+
+  it("reads everything (with NULLs) when there is no target table yet", async () => {
+    const prepared = await prepare(new MemoryTarget(), {});
+    expect(prepared.plan.targetMax).toBeNull();
+    expect(prepared.plan.start.value).toBeUndefined();
+    expect(prepared.plan.includeNulls).toBe(true);
+    expect(prepared.targetColumns).toBeUndefined();
+  });
+
+  it("a windowed table continues from the logged window's end", async () => {
+    const target = targetWith([1, 15]);
+    log(target, { event: "run", cursor: int(15), windowEnd: int(20) });
+    const prepared = await prepare(target, { batchSize: 10n, cursorStart: "0", cursorEnd: "50" });
+    expect(value(prepared.plan.start.windowEnd)).toBe("20");
+  });
+
+  it("a reset after the last window means no window position", async () => {
+    const target = targetWith([1, 15]);
+    log(target, { event: "run", cursor: int(15), windowEnd: int(20) });
+    log(target, { event: "reset", cursor: int(15) });
+    const prepared = await prepare(target, { batchSize: 10n, cursorStart: "0", cursorEnd: "50" });
+    expect(prepared.plan.start.windowEnd).toBeUndefined();
+  });
+
+  it("follows a pending rollback unless reloading", async () => {
+    const target = targetWith([1, 9]);
+    log(target, { event: "run", runId: "r1", cursor: int(4) });
+    log(target, { event: "run", runId: "r2", cursor: int(9) });
+    log(target, { event: "rollback", runId: "rb", cursor: int(9), rollbackTo: "r1", resumeFrom: int(4) });
+    const prepared = await prepare(target, {});
+    expect(value(prepared.plan.start.value)).toBe("4");
+    const reloaded = await prepare(target, {}, { flags: { reload: true } });
+    expect(reloaded.plan.start.value).toBeUndefined();
+  });
+});
+
+describe("prepareTable: logged state", () => {
+  const logged = () => new MemorySource({ columns, rows: [], cursorColumn: "k", loggedState: true });
+
+  it("starts from the logged state when the log agrees with the data", async () => {
+    const target = targetWith([1, 7]);
+    log(target, { event: "run", cursor: int(7), state: { page: 3 } });
+    const prepared = await prepare(target, {}, { source: logged() });
+    expect(prepared.logged).toEqual({ state: { page: 3 } });
+  });
+
+  it("the data wins when the log disagrees with it: no state, and a reconcile", async () => {
+    const target = targetWith([1, 12]);
+    log(target, { event: "run", cursor: int(7), state: { page: 3 } });
+    const prepared = await prepare(target, {}, { source: logged() });
+    expect(prepared.logged?.state).toBeUndefined();
+    expect(value(prepared.logged?.reconcile?.logged)).toBe("7");
+    expect(value(prepared.logged?.reconcile?.data)).toBe("12");
+  });
+
+  it("--reload starts over without the state", async () => {
+    const target = targetWith([1, 7]);
+    log(target, { event: "run", cursor: int(7), state: { page: 3 } });
+    const prepared = await prepare(target, {}, { source: logged(), flags: { reload: true } });
+    expect(prepared.logged).toEqual({ state: undefined });
+  });
+});
+
+describe("prepareTable: schema changes", () => {
+  it("refuses a lossy type change (SL312), unless the table is rebuilt", async () => {
+    const wide: Column[] = [columns[0]!, { name: "k", type: { kind: "int64" }, nullable: true }];
+    const narrowTarget = targetWith(
+      [1],
+      [
+        { name: "id", type: { kind: "int64" }, nullable: false },
+        { name: "k", type: { kind: "int16" }, nullable: true },
+      ],
+    );
+    const source = new MemorySource({
+      columns: [wide[0]!, { name: "k", type: { kind: "text" }, nullable: true }],
+      rows: [],
+      cursorColumn: "k",
+    });
+    await expect(prepare(narrowTarget, { cursorColumn: undefined, writeStrategy: "append" }, { source })).rejects.toMatchObject({
+      code: "SL312",
+    });
+    await expect(
+      prepare(narrowTarget, { cursorColumn: undefined, writeStrategy: "append" }, { source, flags: { reload: true } }),
+    ).resolves.toBeDefined();
+  });
+
+  it("shows a new source column as a note", async () => {
+    const source = new MemorySource({
+      columns: [...columns, { name: "extra", type: { kind: "text" }, nullable: true }],
+      rows: [],
+      cursorColumn: "k",
+    });
+    const prepared = await prepare(targetWith([1]), {}, { source });
+    expect(prepared.plan.notes.join("\n")).toContain("extra");
+  });
+});
+
+describe("prepareTable: the target's notes and the rate limit", () => {
+  it("asks the target's planNotes only when told (plan), with the cursor and range", async () => {
+    const target = targetWith([1, 3]);
+    const planNotes = vi.fn(async () => ["from the target"]);
+    (target as unknown as { planNotes: typeof planNotes }).planNotes = planNotes;
+    const load = await prepare(target, {});
+    expect(planNotes).not.toHaveBeenCalled();
+    expect(load.plan.notes).not.toContain("from the target");
+    const plan = await prepare(target, {}, { targetNotes: true });
+    expect(planNotes).toHaveBeenCalledTimes(1);
+    expect(planNotes.mock.calls[0]).toMatchObject([TARGET_REF, { cursor: { column: "k", kind: "integer" } }]);
+    expect(plan.plan.notes).toContain("from the target");
+  });
+
+  it("passes the table's rate_limit through", async () => {
+    const prepared = await prepare(targetWith([1]), { rateLimit: { rowsPerSecond: 100 } });
+    expect(prepared.rateLimit).toEqual({ rowsPerSecond: 100 });
+    expect((await prepare(targetWith([1]), {})).rateLimit).toBeUndefined();
+  });
+});
