@@ -73,7 +73,7 @@ describe("checkConnector", () => {
         options.catalog_managed_commits ? {} : { commitModel: "data-then-log", loggedTablesSetting: "catalog_managed_commits" },
     });
     expect(connector.targetCapabilities?.({})).toMatchObject({ commitModel: "data-then-log", locking: false });
-    expect(connector.targetCapabilities?.({ catalog_managed_commits: true }).commitModel).toBe("transactional");
+    expect(connector.targetCapabilities?.({ catalog_managed_commits: true })?.commitModel).toBe("transactional");
   });
 
   it("refuses, when loaded, a declaration that cannot hold", () => {
