@@ -1,12 +1,12 @@
 import {
   DEFAULT_LEASE_TIMING,
+  holdLease,
   type LeaseHolder,
   type LeaseTiming,
   leaseHolder,
   leaseIsStale,
   parseLeaseHolder,
   SqlloadError,
-  startHeartbeat,
 } from "@sqlload/core";
 import { tablesWithPrefix } from "./clickhouse-catalog.js";
 import { qualifiedName, stringLiteral } from "./clickhouse-dialect.js";
@@ -76,16 +76,10 @@ export async function acquireTableLock(
 
 function heldLock(session: ClickHouseSession, database: string, name: string, holder: Holder, timing: LockTiming) {
   const table = qualifiedName(database, name);
-  const heartbeat = startHeartbeat(
+  return holdLease(
     (beat) => session.command(`ALTER TABLE ${table} MODIFY COMMENT ${stringLiteral(JSON.stringify({ ...holder, beat }))}`),
     timing.heartbeatMs,
-  );
-  let released = false;
-  return {
-    async release() {
-      if (released) return;
-      released = true;
-      await heartbeat.stop();
+    async () => {
       // Dropped only while still ours: a run that overran `staleMs` may have been taken over.
       const rows = await session.query<{ comment: string }>(
         "SELECT comment FROM system.tables WHERE database = {db:String} AND name = {name:String}",
@@ -95,7 +89,7 @@ function heldLock(session: ClickHouseSession, database: string, name: string, ho
         await session.command(`DROP TABLE IF EXISTS ${table} SYNC`);
       }
     },
-  };
+  );
 }
 
 /** A lock table's comment; undefined when sqlload cannot read it (not its own, or damaged). */

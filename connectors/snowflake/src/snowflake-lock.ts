@@ -1,13 +1,13 @@
 import {
   DEFAULT_LEASE_TIMING,
   formatTargetTable,
+  holdLease,
   type LeaseHolder,
   type LeaseTiming,
   leaseHolder,
   leaseIsStale,
   parseLeaseHolder,
   SqlloadError,
-  startHeartbeat,
   type TargetTableRef,
 } from "@sqlload/core";
 import { isAlreadyExists } from "./errors.js";
@@ -62,21 +62,15 @@ export async function acquireTableLock(
 }
 
 function heldLock(session: SnowflakeSession, table: string, holder: LeaseHolder, timing: LockTiming) {
-  const heartbeat = startHeartbeat(
+  return holdLease(
     (beat) => session.run(`UPDATE ${table} SET "holder" = ?`, [JSON.stringify({ ...holder, beat })]),
     timing.heartbeatMs,
-  );
-  let released = false;
-  return {
-    async release() {
-      if (released) return;
-      released = true;
-      await heartbeat.stop();
+    async () => {
       // Dropped only while still ours: a run that overran `staleMs` may have been taken over.
       const current = await readHolder(session, table).catch(() => undefined);
       if (current?.token === holder.token) await session.run(`DROP TABLE IF EXISTS ${table}`);
     },
-  };
+  );
 }
 
 /** The lock table's one row; none when a run died between creating the lock and naming itself. */

@@ -34,6 +34,7 @@ export {
 export {
   DEFAULT_LEASE_TIMING,
   type Heartbeat,
+  holdLease,
   type LeaseHolder,
   type LeaseTiming,
   leaseHolder,

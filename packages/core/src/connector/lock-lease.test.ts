@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import { leaseHolder, leaseIsStale, parseLeaseHolder, startHeartbeat } from "./lock-lease.js";
+import { holdLease, leaseHolder, leaseIsStale, parseLeaseHolder, startHeartbeat } from "./lock-lease.js";
 
 const timing = { heartbeatMs: 10, staleMs: 1000 };
 
@@ -45,5 +45,28 @@ describe("lock leases", () => {
     const count = beats.length;
     await new Promise((r) => setTimeout(r, 50));
     expect(beats.length).toBe(count);
+  });
+});
+
+describe("holdLease", () => {
+  it("gives the lease up once, after the renewal in flight, however often release is called", async () => {
+    const order: string[] = [];
+    const lease = holdLease(
+      async () => {
+        order.push("renew");
+        await new Promise((r) => setTimeout(r, 20));
+        order.push("renewed");
+      },
+      5,
+      async () => {
+        order.push("given up");
+      },
+    );
+    await new Promise((r) => setTimeout(r, 12));
+    await Promise.all([lease.release(), lease.release()]);
+    await lease.release();
+    expect(order.filter((o) => o === "given up")).toHaveLength(1);
+    expect(order.at(-1)).toBe("given up");
+    expect(order.at(-2)).toBe("renewed");
   });
 });

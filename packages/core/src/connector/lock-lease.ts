@@ -80,3 +80,22 @@ export function startHeartbeat(renew: (now: number) => Promise<unknown>, everyMs
     },
   };
 }
+
+/**
+ * A held lease: renewed every `everyMs` while the run lasts; `release` (once, however often it is
+ * called) stops renewing, waits for a renewal in flight, then gives the lease up with `giveUp`.
+ */
+export function holdLease(
+  renew: (now: number) => Promise<unknown>,
+  everyMs: number,
+  giveUp: () => Promise<void>,
+): { release(): Promise<void> } {
+  const heartbeat = startHeartbeat(renew, everyMs);
+  let released: Promise<void> | undefined;
+  return {
+    release() {
+      released ??= heartbeat.stop().then(giveUp);
+      return released;
+    },
+  };
+}
