@@ -8,7 +8,7 @@ import { encodeRunLogRecord, type RunLogRecord } from "../state/run-log.js";
 import { prepareTable } from "./prepare-table.js";
 import { MemorySource } from "./testing/memory-source.js";
 import { MemoryTarget } from "./testing/memory-target.js";
-import { TARGET_REF } from "./testing/run-memory-table.js";
+import { memoryTable, TARGET_REF } from "./testing/run-memory-table.js";
 
 const columns: Column[] = [
   { name: "id", type: { kind: "int64" }, nullable: false },
@@ -31,19 +31,7 @@ async function prepare(
   opts: { flags?: PlanFlags; source?: MemorySource; targetNotes?: boolean } = {},
 ) {
   const source = opts.source ?? new MemorySource({ columns, rows: [], cursorColumn: "k" });
-  const request = source.request();
-  const table = {
-    source: "app",
-    name: TARGET_REF.name,
-    config: {
-      source: "app",
-      ref: request.table,
-      target: TARGET_REF,
-      settings: { cursorColumn: request.cursorColumn, ...settings },
-      options: {},
-      where: () => ({ file: "sqlload.toml" }),
-    },
-  };
+  const table = memoryTable(source, settings);
   return prepareTable({
     table,
     source,

@@ -2,6 +2,7 @@ import type { TableSettings } from "../../config/table-settings.js";
 import type { RunEvent, TableResult } from "../../events/run-event.js";
 import type { PlanFlags } from "../../plan/plan-table.js";
 import { prepareTable } from "../prepare-table.js";
+import type { ProjectTable } from "../project-session.js";
 import { runPrepared } from "../run-table.js";
 import type { MemorySource } from "./memory-source.js";
 import type { MemoryTarget } from "./memory-target.js";
@@ -15,15 +16,10 @@ export interface MemoryRun {
   of<T extends RunEvent["type"]>(type: T): Extract<RunEvent, { type: T }>[];
 }
 
-/** Plans and runs the one table of `source` into `target`, as `load` would: one run of one table. */
-export async function runMemoryTable(
-  source: MemorySource,
-  target: MemoryTarget,
-  settings: TableSettings,
-  options: { flags?: PlanFlags; signal?: AbortSignal; chunkBytes?: number; runId?: string; now?: Date } = {},
-): Promise<MemoryRun> {
+/** The one table of `source` as the project would list it, landing in `TARGET_REF`. */
+export function memoryTable(source: MemorySource, settings: TableSettings): ProjectTable {
   const request = source.request();
-  const table = {
+  return {
     source: "app",
     name: TARGET_REF.name,
     config: {
@@ -35,6 +31,16 @@ export async function runMemoryTable(
       where: () => ({ file: "sqlload.toml" }),
     },
   };
+}
+
+/** Plans and runs the one table of `source` into `target`, as `load` would: one run of one table. */
+export async function runMemoryTable(
+  source: MemorySource,
+  target: MemoryTarget,
+  settings: TableSettings,
+  options: { flags?: PlanFlags; signal?: AbortSignal; chunkBytes?: number; runId?: string; now?: Date } = {},
+): Promise<MemoryRun> {
+  const table = memoryTable(source, settings);
   const now = options.now ?? new Date("2026-10-15T12:00:00Z");
   const prepared = await prepareTable({ table, source, target, flags: options.flags ?? {}, now });
   const events: RunEvent[] = [];
