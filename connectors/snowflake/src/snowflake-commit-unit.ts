@@ -14,7 +14,16 @@ import { Binds, codePointText, qualifiedTable, quoteIdent, rangeCondition } from
 import { builtTableRef } from "./snowflake-leftovers.js";
 import { createRunLogSql, insertRunLogBinds, insertRunLogSql } from "./snowflake-run-log.js";
 import type { SnowflakeSession } from "./snowflake-session.js";
-import { createStageSql, SEQ_COLUMN, stageInserts, typedStageColumns } from "./snowflake-stage.js";
+import { DEFAULT_BULK_LOAD_ROWS } from "./snowflake-settings.js";
+import {
+  createStageSql,
+  SEQ_COLUMN,
+  type StageRow,
+  stageInserts,
+  stageRows,
+  typedStageColumns,
+} from "./snowflake-stage.js";
+import { StageFiles } from "./snowflake-stage-files.js";
 import { snowflakeTypeSql } from "./snowflake-types.js";
 
 let units = 0;
@@ -31,6 +40,9 @@ export class SnowflakeCommitUnit implements CommitUnit {
   private readonly deletes: { range: CursorRange; includeNulls: boolean }[] = [];
   private readonly log: RunLogRow[] = [];
   private rows = 0;
+  /** Rows of a unit still below the bulk threshold, for INSERTs at commit. */
+  private held: StageRow[] = [];
+  private files: StageFiles | undefined;
   private done = false;
   private columns: readonly Column[] | undefined;
 
@@ -41,6 +53,8 @@ export class SnowflakeCommitUnit implements CommitUnit {
     private readonly stage: TargetTableRef,
     private readonly built: TargetTableRef | undefined,
     private readonly exists: boolean,
+    private readonly token: string,
+    private readonly bulkLoadRows: number,
   ) {}
 
   static async open(
@@ -48,11 +62,12 @@ export class SnowflakeCommitUnit implements CommitUnit {
     ref: TargetTableRef,
     options: CommitUnitOptions,
     exists: boolean,
+    bulkLoadRows = DEFAULT_BULK_LOAD_ROWS,
   ): Promise<SnowflakeCommitUnit> {
     const token = `${randomBytes(4).toString("hex")}_${++units}`;
     const stage = { schema: ref.schema, name: `_sqlload_stage_${token}` };
     const built = options.strategy === "replace" ? builtTableRef(ref, token) : undefined;
-    return new SnowflakeCommitUnit(session, ref, options, stage, built, exists);
+    return new SnowflakeCommitUnit(session, ref, options, stage, built, exists, token, bulkLoadRows);
   }
 
   /**
@@ -77,11 +92,24 @@ export class SnowflakeCommitUnit implements CommitUnit {
     if (batch.length === 0) return;
     await guardTable(this.ref, "writing to", async () => {
       await this.prepare(batch);
-      for (const insert of stageInserts(this.stage, this.columns ?? [], batch, this.rows)) {
-        await this.session.run(insert.sql, insert.binds);
-      }
+      const rows = stageRows(this.columns ?? [], batch, this.rows);
       this.rows += batch.length;
+      if (!this.files && this.rows < this.bulkLoadRows) {
+        for (const row of rows) this.held.push(row);
+        return;
+      }
+      this.files ??= new StageFiles(this.session, this.stage, this.token);
+      await this.files.add(this.held.splice(0));
+      await this.files.add(rows);
     });
+  }
+
+  /** Puts the unit's rows into the stage: the bulk files by COPY, or the held rows by INSERTs. */
+  private async fillStage(): Promise<void> {
+    if (this.files) return this.files.load(this.rows);
+    for (const insert of stageInserts(this.stage, this.columns ?? [], this.held.splice(0))) {
+      await this.session.run(insert.sql, insert.binds);
+    }
   }
 
   async appendRunLog(row: RunLogRow): Promise<void> {
@@ -94,6 +122,7 @@ export class SnowflakeCommitUnit implements CommitUnit {
   async commit(): Promise<void> {
     await guardTable(this.ref, "committing", async () => {
       await this.prepare(undefined);
+      await this.fillStage();
       const built = this.columns?.length ? this.built : undefined;
       await this.session.run("BEGIN");
       const target = built ?? this.ref;
@@ -129,6 +158,7 @@ export class SnowflakeCommitUnit implements CommitUnit {
   }
 
   private async finish(): Promise<void> {
+    this.files?.remove();
     await this.session.run(`DROP TABLE IF EXISTS ${qualifiedTable(this.stage)}`).catch(() => undefined);
     await this.session.close().catch(() => undefined);
   }

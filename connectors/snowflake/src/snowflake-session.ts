@@ -18,6 +18,11 @@ export interface SnowflakeSettings {
   readonly warehouse?: string | undefined;
   /** A different address than `https://<account>.snowflakecomputing.com` (private link, a test emulator). */
   readonly accessUrl?: string | undefined;
+  /**
+   * A unit of at least this many rows is bulk-loaded (gzip CSV files, PUT to the stage's table
+   * stage, COPY INTO); smaller units INSERT their rows with array binds. Default `DEFAULT_BULK_LOAD_ROWS`.
+   */
+  readonly bulkLoadRows?: number | undefined;
   /** Attempts for a statement that failed on the network or an expired token, outside a transaction. */
   readonly retries?: number | undefined;
 }

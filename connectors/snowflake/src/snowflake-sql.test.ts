@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Binds, maxExpression, microsText, quoteIdent, rangeCondition } from "./snowflake-dialect.js";
 import { snowflakePlanNotes } from "./snowflake-plan-notes.js";
 import { insertRunLogBinds, insertRunLogSql } from "./snowflake-run-log.js";
-import { createStageSql, stageInserts, typedStageColumns } from "./snowflake-stage.js";
+import { createStageSql, stageInserts, stageRows, typedStageColumns } from "./snowflake-stage.js";
 
 describe("Snowflake SQL builders", () => {
   it("quotes identifiers exactly, doubling quotes", () => {
@@ -52,10 +52,15 @@ describe("Snowflake SQL builders", () => {
       id: BigInt(i) + 2n ** 60n,
       b: i === 0 ? new Uint8Array([0, 255]) : null,
     }));
-    const inserts = stageInserts(stage, columns, batchFromRows(columns, rows), 10);
+    const inserts = stageInserts(stage, columns, stageRows(columns, batchFromRows(columns, rows), 10));
     expect(inserts).toHaveLength(2);
+    expect(inserts[0]?.sql).toBe(`INSERT INTO "raw"."_sqlload_stage_x" ("id", "b", "_sqlload_seq") VALUES (?, ?, ?)`);
     expect(inserts[0]?.binds[0]).toEqual(["1152921504606846976", "00ff", "10"]);
+    expect(inserts[1]?.binds.at(-1)).toEqual(["1152921504606871976", null, "25010"]);
     expect(inserts.every((i) => i.binds.length * 3 <= 60_000)).toBe(true);
+    // A column the batch lacks is NULL in every staged row.
+    const narrow = batchFromRows([columns[0]], [{ id: 7n }]);
+    expect(stageRows(columns, narrow, 0)).toEqual([["7", null, "0"]]);
     expect(typedStageColumns(columns, "s")).toEqual([`TO_NUMBER(s."id", 19, 0) AS "id"`, `HEX_DECODE_BINARY(s."b") AS "b"`]);
   });
 

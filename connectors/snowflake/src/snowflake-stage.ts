@@ -12,33 +12,42 @@ export const SEQ_COLUMN = "_sqlload_seq";
  */
 export const MAX_BOUND_VALUES = 60_000;
 
+/** One staged row: every stage column in order (the target's columns, then the arrival number), as text. */
+export type StageRow = (string | null)[];
+
 /** A unit's temporary stage: every column as VARCHAR, plus the arrival order. */
 export function createStageSql(stage: TargetTableRef, columns: readonly Column[]): string {
   const defs = columns.map((c) => `${quoteIdent(c.name)} VARCHAR`);
   return `CREATE TEMPORARY TABLE ${qualifiedTable(stage)} (${[...defs, `${quoteIdent(SEQ_COLUMN)} NUMBER(19,0)`].join(", ")})`;
 }
 
-/** The INSERT statements (with their array binds) that put a batch into the stage, rows numbered from `firstSeq`. */
+/**
+ * A batch's rows as stage rows, numbered from `firstSeq`. A stage column the batch lacks is NULL,
+ * so every row has the stage's shape whether it travels as binds or in a file.
+ */
+export function stageRows(columns: readonly Column[], batch: RecordBatch, firstSeq: number): StageRow[] {
+  const index = new Map(batch.schema.map((c, i) => [c.name, i]));
+  const sources = columns.map((c) => ({ type: c.type, at: index.get(c.name) }));
+  const rows: StageRow[] = [];
+  for (let row = 0; row < batch.length; row++) {
+    const values = sources.map((s) => (s.at === undefined ? null : stageText(s.type, cellValue(batch, s.at, row))));
+    values.push(String(firstSeq + row));
+    rows.push(values);
+  }
+  return rows;
+}
+
+/** The INSERT statements (with their array binds) that put stage rows into the stage. */
 export function stageInserts(
   stage: TargetTableRef,
   columns: readonly Column[],
-  batch: RecordBatch,
-  firstSeq: number,
-): { sql: string; binds: (string | null)[][] }[] {
-  const known = new Map(columns.map((c) => [c.name, c]));
-  const present = batch.schema.map((c, i) => ({ column: known.get(c.name), index: i })).filter((c) => c.column);
-  const names = [...present.map((p) => quoteIdent((p.column as Column).name)), quoteIdent(SEQ_COLUMN)];
+  rows: readonly StageRow[],
+): { sql: string; binds: StageRow[] }[] {
+  const names = [...columns.map((c) => quoteIdent(c.name)), quoteIdent(SEQ_COLUMN)];
   const sql = `INSERT INTO ${qualifiedTable(stage)} (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
   const perInsert = Math.max(1, Math.floor(MAX_BOUND_VALUES / names.length));
-  const out: { sql: string; binds: (string | null)[][] }[] = [];
-  for (let start = 0; start < batch.length; start += perInsert) {
-    const binds: (string | null)[][] = [];
-    for (let row = start; row < Math.min(batch.length, start + perInsert); row++) {
-      const values = present.map((p) => stageText((batch.schema[p.index] as Column).type, cellValue(batch, p.index, row)));
-      binds.push([...values, String(firstSeq + row)]);
-    }
-    out.push({ sql, binds });
-  }
+  const out: { sql: string; binds: StageRow[] }[] = [];
+  for (let start = 0; start < rows.length; start += perInsert) out.push({ sql, binds: rows.slice(start, start + perInsert) });
   return out;
 }
 

@@ -164,7 +164,7 @@ export class SnowflakeTarget implements TargetConnection {
     } catch (error) {
       throw wrapSnowflakeError(error, `opening a session for ${formatTargetTable(ref)} failed`, formatTargetTable(ref));
     }
-    return SnowflakeCommitUnit.open(session, ref, options, exists);
+    return SnowflakeCommitUnit.open(session, ref, options, exists, this.settings.bulkLoadRows);
   }
 
   async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
