@@ -9,6 +9,7 @@ import { matchStatement } from "../statement-shapes.js";
 import { toWireError } from "./snowflake-errors.js";
 import { rowsetData } from "./snowflake-rowset.js";
 import { type SnowflakeContext, snowflakeShapes } from "./snowflake-statements.js";
+import { copyRowset, matchStageStatement, TableStages } from "./snowflake-table-stages.js";
 
 export interface SnowflakeEmulatorOptions {
   /** The user that may sign in (default `SQLLOAD`), case-insensitive as Snowflake's login names. */
@@ -40,6 +41,8 @@ interface SessionState {
  */
 export class SnowflakeEmulator {
   readonly failures = new FailureInjector();
+  /** Every table's stage (`@schema.%table`): PUT files land here, COPY INTO reads them. */
+  readonly stages = new TableStages();
   private readonly sessions = new Map<string, SessionState>();
   private queries = 0;
 
@@ -90,6 +93,7 @@ export class SnowflakeEmulator {
     this.sessions.clear();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.stages.close();
     if (this.ownsDatabase) this.database.close();
   }
 
@@ -190,12 +194,27 @@ export class SnowflakeEmulator {
 
   private async closeSession(token: string, state: SessionState): Promise<void> {
     await state.session.rollback();
-    for (const temporary of state.context.temporary) await state.session.run(`DROP TABLE IF EXISTS ${temporary}`);
+    for (const temporary of state.context.temporary) {
+      await state.session.run(`DROP TABLE IF EXISTS ${temporary}`);
+      this.stages.drop(temporary);
+    }
     state.session.close();
     this.sessions.delete(token);
   }
 
   private async execute(state: SessionState, sqlText: string, bindings: Bindings | undefined) {
+    const staged = matchStageStatement(sqlText);
+    if (staged) {
+      await this.failures.intercept({
+        protocol: "snowflake",
+        operation: "query-request",
+        shapes: [staged.shape],
+        statement: sqlText,
+      });
+      const queryId = `01emu-${++this.queries}`;
+      if (staged.shape === "put") return { queryId, ...(await this.stages.put(state.session, staged)) };
+      return copyRowset(await this.stages.copy(state.session, staged), queryId);
+    }
     const matched = matchStatement(snowflakeShapes, sqlText);
     const { shape, match } = matched;
     await this.failures.intercept({
@@ -207,6 +226,7 @@ export class SnowflakeEmulator {
     const queryId = `01emu-${++this.queries}`;
     const session = state.session;
     const translation = shape.translate(match, state.context);
+    if (shape.name === "drop_table") this.stages.drop(`${match[1]}.${match[2]}`);
     const empty: StatementResult = { columns: [], rows: [], rowsChanged: 0 };
     if ("action" in translation) {
       // Snowflake ignores BEGIN inside a transaction and COMMIT or ROLLBACK outside one.
