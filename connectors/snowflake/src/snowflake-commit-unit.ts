@@ -15,14 +15,7 @@ import { builtTableRef } from "./snowflake-leftovers.js";
 import { createRunLogSql, insertRunLogBinds, insertRunLogSql } from "./snowflake-run-log.js";
 import type { SnowflakeSession } from "./snowflake-session.js";
 import { DEFAULT_BULK_LOAD_ROWS } from "./snowflake-settings.js";
-import {
-  createStageSql,
-  SEQ_COLUMN,
-  type StageRow,
-  stageInserts,
-  stageRows,
-  typedStageColumns,
-} from "./snowflake-stage.js";
+import { createStageSql, SEQ_COLUMN, type StageRow, stageInserts, stageRows, typedStageColumns } from "./snowflake-stage.js";
 import { StageFiles } from "./snowflake-stage-files.js";
 import { snowflakeTypeSql } from "./snowflake-types.js";
 

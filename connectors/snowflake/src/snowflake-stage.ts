@@ -26,11 +26,15 @@ export function createStageSql(stage: TargetTableRef, columns: readonly Column[]
  * so every row has the stage's shape whether it travels as binds or in a file.
  */
 export function stageRows(columns: readonly Column[], batch: RecordBatch, firstSeq: number): StageRow[] {
+  // Each value is rendered by the batch's own type (a list of text stays a list of text even where
+  // the table's ARRAY column reads back as a list of JSON).
   const index = new Map(batch.schema.map((c, i) => [c.name, i]));
-  const sources = columns.map((c) => ({ type: c.type, at: index.get(c.name) }));
+  const sources = columns
+    .map((c) => index.get(c.name))
+    .map((at) => (at === undefined ? undefined : { at, column: batch.schema[at] as Column }));
   const rows: StageRow[] = [];
   for (let row = 0; row < batch.length; row++) {
-    const values = sources.map((s) => (s.at === undefined ? null : stageText(s.type, cellValue(batch, s.at, row))));
+    const values = sources.map((s) => (s === undefined ? null : stageText(s.column.type, cellValue(batch, s.at, row))));
     values.push(String(firstSeq + row));
     rows.push(values);
   }

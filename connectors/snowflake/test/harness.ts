@@ -15,9 +15,17 @@ export interface Engine {
   stop(): Promise<void>;
 }
 
-export async function emulatorEngine(): Promise<Engine> {
+/** The emulator, with `[target]` options added to the defaults (`bulk_load_rows = 0` sends every unit through PUT + COPY). */
+export async function emulatorEngine(extra: Readonly<Record<string, unknown>> = {}): Promise<Engine> {
   const emulator = await SnowflakeEmulator.start({ user: "SQLLOAD", password: "secret" });
-  const options = { account: "emulator", user: "sqlload", password: "secret", database: "SQLLOAD", access_url: emulator.url };
+  const options = {
+    account: "emulator",
+    user: "sqlload",
+    password: "secret",
+    database: "SQLLOAD",
+    access_url: emulator.url,
+    ...extra,
+  };
   return {
     name: "emulator",
     settings: parseSnowflakeSettings(options, process.cwd()),
@@ -41,6 +49,7 @@ export function realEngine(): Engine | string {
     private_key_path: env.SQLLOAD_SNOWFLAKE_PRIVATE_KEY_PATH,
     private_key_passphrase: env.SQLLOAD_SNOWFLAKE_PRIVATE_KEY_PASSPHRASE,
     token: env.SQLLOAD_SNOWFLAKE_TOKEN,
+    bulk_load_rows: env.SQLLOAD_SNOWFLAKE_BULK_LOAD_ROWS === undefined ? undefined : Number(env.SQLLOAD_SNOWFLAKE_BULK_LOAD_ROWS),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   try {

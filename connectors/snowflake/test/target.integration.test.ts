@@ -121,7 +121,8 @@ describe("the Snowflake target against the emulator", () => {
   });
 
   it("loads a unit larger than one INSERT's bound values in several, in arrival order, exactly", async () => {
-    const target = await SnowflakeTarget.open(engine.settings);
+    // Below the bulk threshold: the rows travel as array binds.
+    const target = await SnowflakeTarget.open({ ...engine.settings, bulkLoadRows: 1_000_000 });
     try {
       const ref = { schema: freshSchema(), name: "t" };
       const wide: Column[] = [...columns, { name: "v", type: { kind: "text" }, nullable: true }];
@@ -138,7 +139,7 @@ describe("the Snowflake target against the emulator", () => {
       const inserts = emulator().failures.requests.filter(
         (r) => r.shapes.includes("insert_values") && r.statement?.includes(ref.schema),
       );
-      expect(inserts.length).toBeGreaterThan(2);
+      expect(inserts.length).toBeGreaterThan(1);
       const read = await emulator().database.query(
         `SELECT count(*), CAST(min(id) AS VARCHAR), max(CASE WHEN id = ${2n ** 62n} THEN v END) FROM "${ref.schema}"."t"`,
       );
