@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, removeProjects, SnowflakeProject } from "./cli.js";
 
 // Postgres → Snowflake through the built CLI (a child process) and snowflake-sdk, against the
-// emulator in this process. The CLI must be built (`pnpm build`).
+// emulator in this process. The CLI must be built (`pnpm build`). Every commit takes the bulk path
+// (`bulk_load_rows = 0`: gzip CSV files, PUT, COPY INTO); the crash tests run the INSERT path too.
 const built = existsSync(CLI);
 
 describe.runIf(built)("sqlload into Snowflake (built CLI, emulator)", () => {
@@ -58,7 +59,7 @@ describe.runIf(built)("sqlload into Snowflake (built CLI, emulator)", () => {
       emulator,
       src,
       `[sources.app.tables."public.events"]\ncursor_column = "at"\nprimary_key = ["id"]\n`,
-    );
+    ).setTarget("bulk_load_rows = 0");
     expect((await p.ok("connectors")).stdout).toMatch(/snowflake/);
     expect((await p.ok("load")).stdout).toContain("loaded raw.app__events 3 rows");
     expect(await rows("app__events")).toEqual(await sourceRows(src));
@@ -79,5 +80,14 @@ describe.runIf(built)("sqlload into Snowflake (built CLI, emulator)", () => {
     await p.ok("load", "--reload");
     expect(await rows("app__events")).toEqual(await sourceRows(src));
     expect(emulator.openSessions).toBe(0);
+    const shapes = emulator.failures.requests.flatMap((r) => r.shapes);
+    // One PUT and one COPY per commit that had rows (first run, second run, range, reload), no INSERT of rows.
+    expect(shapes.filter((s) => s === "put")).toHaveLength(4);
+    expect(shapes.filter((s) => s === "copy")).toHaveLength(4);
+    const staged = emulator.failures.requests.filter(
+      (r) => r.shapes.includes("insert_values") && r.statement?.includes("_sqlload_stage_"),
+    );
+    expect(staged).toEqual([]);
+    expect(emulator.stages.allFiles()).toEqual([]);
   });
 });

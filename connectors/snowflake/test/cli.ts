@@ -34,6 +34,13 @@ export class SnowflakeProject {
     return this;
   }
 
+  /** Adds a `[target]` setting: `bulk_load_rows = 0`. */
+  setTarget(line: string): this {
+    const file = join(this.dir, "sqlload.toml");
+    writeFileSync(file, readFileSync(file, "utf8").replace("[target]\n", `[target]\n${line}\n`));
+    return this;
+  }
+
   run(args: readonly string[]): Promise<CliResult> {
     return runSqlload(args, { cwd: this.dir, env: { SNOWFLAKE_PASSWORD: "secret" } });
   }

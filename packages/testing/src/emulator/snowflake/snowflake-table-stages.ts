@@ -157,6 +157,11 @@ export class TableStages {
     return existsSync(folder) ? readdirSync(folder).sort() : [];
   }
 
+  /** Every file in every table's stage, for tests that check nothing was left. */
+  allFiles(): string[] {
+    return readdirSync(this.root).flatMap((folder) => readdirSync(join(this.root, folder)));
+  }
+
   close(): void {
     rmSync(this.root, { recursive: true, force: true });
   }
