@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { type CliResult, createDatabase, type PostgresInstance, startPostgres, startSqlload } from "@sqlload/testing";
 import { type RequestMatcher, requestMatching, SnowflakeEmulator } from "@sqlload/testing/emulator";
 import pg from "pg";
@@ -7,7 +8,9 @@ import { CLI, removeProjects, SnowflakeProject } from "./cli.js";
 
 // SIGKILL of the built CLI at the instants a Snowflake commit can be cut: rows staged but the
 // transaction not begun, inside the transaction (its DELETE sent), with COMMIT in flight, and a
-// --reload's SWAP in flight. Each time the next run ends exactly equal to the source.
+// --reload's SWAP in flight; on the bulk path after the PUT (its COPY in flight) and after the COPY
+// (before BEGIN); and after a --reload's SWAP, before its run-log record. Each time the next run
+// ends exactly equal to the source.
 const built = existsSync(CLI);
 const ROWS = 480;
 const END = "2026-01-21T00:00:00Z";
@@ -40,10 +43,11 @@ describe.runIf(built)("crash safety into Snowflake (built CLI, emulator)", () =>
   });
 
   let schemas = 0;
-  /** A project loading the source in 1-day windows, into a target schema of its own. */
-  const project = (settings: string) => {
+  /** A project loading the source, into a target schema of its own; `bulk` sends every commit through PUT + COPY. */
+  const project = (settings: string, bulk = false) => {
     const schema = `raw_${++schemas}`;
     const p = new SnowflakeProject(emulator, src, `[sources.app.tables."public.events"]\n${settings}`).setSchema(schema);
+    if (bulk) p.setTarget("bulk_load_rows = 0");
     return { p, schema };
   };
   const windowed = (strategy: string) =>
@@ -67,7 +71,7 @@ describe.runIf(built)("crash safety into Snowflake (built CLI, emulator)", () =>
   const windowedRows = expected.filter((r) => BigInt(r[3] as string) < BigInt(Date.parse(END)) * 1000n);
 
   /** Runs `load`, holds the request `match` picks, SIGKILLs the CLI while it waits, then lets the request run. */
-  async function killDuring(p: SnowflakeProject, args: string[], match: RequestMatcher): Promise<void> {
+  async function killDuring(p: SnowflakeProject, args: string[], match: RequestMatcher): Promise<number | undefined> {
     const held = emulator.failures.holdNext(match);
     const child = startSqlload(args, { cwd: p.dir, env: { SNOWFLAKE_PASSWORD: "secret" } });
     let output = "";
@@ -84,7 +88,12 @@ describe.runIf(built)("crash safety into Snowflake (built CLI, emulator)", () =>
     emulator.failures.releaseHeld();
     // The held request reaches DuckDB after its client died, as it would reach Snowflake.
     await new Promise((r) => setTimeout(r, 200));
+    return child.pid;
   }
+
+  /** The local folders of bulk files a process left in the temporary directory. */
+  const localFolders = (pid: number | undefined) =>
+    readdirSync(tmpdir()).filter((e) => e.startsWith(`sqlload-snowflake-${pid}-`));
 
   /** The n-th request of a shape. */
   const nth = (shape: string, n: number): RequestMatcher => {
@@ -101,7 +110,7 @@ describe.runIf(built)("crash safety into Snowflake (built CLI, emulator)", () =>
     return again;
   };
 
-  const scenarios: { name: string; strategy: string; match: () => RequestMatcher; reload?: boolean; abandoned?: boolean }[] = [
+  const scenarios: { name: string; strategy: string; match: () => RequestMatcher; bulk?: boolean; abandoned?: boolean }[] = [
     { name: "rows staged, the transaction not begun", strategy: "delete_insert", match: () => nth("begin", 5) },
     {
       name: "inside the transaction, its DELETE sent",
@@ -111,13 +120,20 @@ describe.runIf(built)("crash safety into Snowflake (built CLI, emulator)", () =>
     },
     { name: "COMMIT in flight (it lands after the client died)", strategy: "delete_insert", match: () => nth("commit", 6) },
     { name: "a MERGE in flight", strategy: "merge", match: () => nth("merge", 3), abandoned: true },
+    {
+      name: "its files PUT, the COPY in flight (it lands after the client died)",
+      strategy: "delete_insert",
+      match: () => nth("copy", 4),
+      bulk: true,
+    },
+    { name: "its files loaded by COPY, the transaction not begun", strategy: "merge", match: () => nth("begin", 5), bulk: true },
   ];
 
   for (const s of scenarios) {
     it(`killed with ${s.name}: the next run ends equal to the source`, async () => {
-      const { p, schema } = project(windowed(s.strategy));
+      const { p, schema } = project(windowed(s.strategy), s.bulk);
       const args = ["load", "--end-cursor", END];
-      await killDuring(p, args, s.match());
+      const killed = await killDuring(p, args, s.match());
       const partial = await targetRows(schema).catch(() => []);
       expect(partial.length).toBeLessThan(windowedRows.length);
       if (s.abandoned) {
@@ -129,9 +145,37 @@ describe.runIf(built)("crash safety into Snowflake (built CLI, emulator)", () =>
       }
       await rerun(p, args);
       expect(await targetRows(schema)).toEqual(windowedRows);
+      if (s.bulk) {
+        // The rerun swept the killed run's local files; its stage's files go with its session.
+        expect(localFolders(killed)).toEqual([]);
+        await emulator.expireSessions();
+        expect(emulator.stages.allFiles()).toEqual([]);
+      }
       await emulator.expireSessions();
     });
   }
+
+  it("killed after a --reload's SWAP, before its run-log record: the data is whole, and the next runs end equal", async () => {
+    const { p, schema } = project(`cursor_column = "at"\nprimary_key = ["id"]\n`, true);
+    await rerun(p, ["load"]);
+    const records = async () =>
+      (await emulator.database.query(`SELECT count(*) FROM "${schema}"."_sqlload_runs"`)).rows[0]?.[0] as bigint;
+    const before = await records();
+    // After the swap the unit drops the old table (now named as the new one was), then appends its records.
+    await killDuring(
+      p,
+      ["load", "--reload"],
+      (r) => r.shapes.includes("drop_table") && Boolean(r.statement?.includes("_sqlload_new_")),
+    );
+    expect(await targetRows(schema)).toEqual(expected);
+    expect(await records()).toBe(before);
+    // The log still holds the first run's record, whose cursor the data agrees with: the next run loads nothing twice.
+    const again = await rerun(p, ["load"]);
+    // Only the rows at the maximum are read again (and replaced, as every run does), not the table.
+    expect(again.stdout).toMatch(/loaded \S+ 1 rows/);
+    expect(await targetRows(schema)).toEqual(expected);
+    await emulator.expireSessions();
+  });
 
   it("killed with a --reload's SWAP in flight: the table is whole, and the next --reload ends equal to the source", async () => {
     const { p, schema } = project(`cursor_column = "at"\nprimary_key = ["id"]\n`);
