@@ -133,9 +133,11 @@ export class SnowflakeCommitUnit implements CommitUnit {
             ? `ALTER TABLE ${qualifiedTable(built)} SWAP WITH ${qualifiedTable(this.ref)}`
             : `ALTER TABLE ${qualifiedTable(built)} RENAME TO ${qualifiedTable(this.ref)}`,
         );
-        if (this.exists) await this.session.run(`DROP TABLE IF EXISTS ${qualifiedTable(built)}`);
+        // The records follow the swap at once, before the old table is dropped, so a crash can cut
+        // between the two for only one round trip (see docs/connectors/snowflake.md on replace).
         for (const row of this.log)
           await this.session.run(insertRunLogSql(this.ref.schema), insertRunLogBinds(this.ref.name, row));
+        if (this.exists) await this.session.run(`DROP TABLE IF EXISTS ${qualifiedTable(built)}`);
       }
     });
     this.done = true;
