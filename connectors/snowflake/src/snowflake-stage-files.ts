@@ -17,6 +17,9 @@ export const FILE_BYTES = 256 * 1024 * 1024;
 
 const PREFIX = "sqlload-snowflake-";
 
+/** Records are written to the compressor in chunks of about this many characters, not one by one. */
+const CHUNK_CHARS = 1 << 20;
+
 interface OpenFile {
   readonly name: string;
   readonly path: string;
@@ -47,15 +50,26 @@ export class StageFiles {
     this.dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
   }
 
-  /** Appends rows to the open file, first PUTting it when full. */
+  /** Appends rows to the open file, PUTting each file once it is full. */
   async add(rows: readonly StageRow[]): Promise<void> {
+    let chunk = "";
     for (const row of rows) {
-      if (this.current && this.current.bytes >= this.fileBytes) await this.put();
+      if (this.current && this.current.bytes >= this.fileBytes) {
+        await this.write(chunk);
+        chunk = "";
+        await this.put();
+      }
       const file = this.current ?? this.open();
       const record = csvRecord(row);
-      file.bytes += Buffer.byteLength(record);
-      if (!file.gzip.write(record)) await new Promise<void>((resolve) => file.gzip.once("drain", () => resolve()));
+      // UTF-16 length: close enough to the bytes for sizing files, and free.
+      file.bytes += record.length;
+      chunk += record;
+      if (chunk.length >= CHUNK_CHARS) {
+        await this.write(chunk);
+        chunk = "";
+      }
     }
+    await this.write(chunk);
   }
 
   /** PUTs the last file and loads every file into the stage table, checking that every row arrived. */
@@ -76,6 +90,13 @@ export class StageFiles {
     this.current?.gzip.destroy();
     this.current = undefined;
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** Writes to the open file, waiting while the compressor is behind. */
+  private async write(chunk: string): Promise<void> {
+    const gzip = this.current?.gzip;
+    if (!gzip || chunk.length === 0) return;
+    if (!gzip.write(chunk)) await new Promise<void>((resolve) => gzip.once("drain", () => resolve()));
   }
 
   private open(): OpenFile {
