@@ -7,7 +7,7 @@ import { SnowflakeSession } from "../src/snowflake-session.js";
 import { createStageSql, stageRows } from "../src/snowflake-stage.js";
 import { StageFiles } from "../src/snowflake-stage-files.js";
 import { SnowflakeTarget } from "../src/snowflake-target.js";
-import { type Engine, emulatorEngine, freshSchema } from "./harness.js";
+import { type Engine, emulatorEngine, freshSchema, stageTablesLeft } from "./harness.js";
 
 // The bulk path through snowflake-sdk's own PUT (its file transfer agent) and the emulator's COPY:
 // values exact through the file format, the threshold, files rolling over, failures at the PUT
@@ -155,10 +155,7 @@ describe("the Snowflake bulk path (PUT + COPY INTO) against the emulator", () =>
         await again.write(batchFromRows(columns, rows));
         await again.commit();
         expect(await read(ref.schema)).toHaveLength(rows.length);
-        const stages = await emulator().database.query(
-          `SELECT table_name FROM duckdb_tables() WHERE schema_name = '${ref.schema}' AND starts_with(table_name, '_sqlload_stage_')`,
-        );
-        expect(stages.rows).toEqual([]);
+        expect(await stageTablesLeft(emulator(), ref.schema)).toEqual([]);
       } finally {
         await target.close();
       }

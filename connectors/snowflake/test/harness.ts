@@ -69,3 +69,12 @@ let schemas = 0;
 export function freshSchema(): string {
   return `sqlload_test_${process.pid}_${++schemas}`;
 }
+
+/** The `_sqlload_stage_*` tables left in a schema of the emulator's database. */
+export async function stageTablesLeft(emulator: SnowflakeEmulator, schema: string): Promise<unknown[]> {
+  const result = await emulator.database.query(
+    "SELECT table_name FROM duckdb_tables() WHERE schema_name = ? AND starts_with(table_name, '_sqlload_stage_')",
+    [schema],
+  );
+  return result.rows.map((r) => r[0]);
+}

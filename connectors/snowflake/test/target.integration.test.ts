@@ -7,7 +7,7 @@ import { requestMatching, SnowflakeEmulator } from "@sqlload/testing/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSnowflakeSettings } from "../src/snowflake-settings.js";
 import { SnowflakeTarget } from "../src/snowflake-target.js";
-import { type Engine, emulatorEngine, freshSchema } from "./harness.js";
+import { type Engine, emulatorEngine, freshSchema, stageTablesLeft } from "./harness.js";
 
 // What the conformance suite does not reach: sign-in failures, retries of expired tokens and of
 // network trouble, failures injected inside a commit, and locks left by dead processes.
@@ -97,10 +97,7 @@ describe("the Snowflake target against the emulator", () => {
       const rows = await emulator().database.query(`SELECT CAST(id AS VARCHAR) FROM "${ref.schema}"."t"`);
       expect(rows.rows).toEqual([["1"]]);
       expect(await target.readRunLog(ref)).toEqual([]);
-      const stages = await emulator().database.query(
-        `SELECT table_name FROM duckdb_tables() WHERE schema_name = '${ref.schema}' AND starts_with(table_name, '_sqlload_stage_')`,
-      );
-      expect(stages.rows).toEqual([]);
+      expect(await stageTablesLeft(emulator(), ref.schema)).toEqual([]);
     } finally {
       await target.close();
     }

@@ -203,27 +203,19 @@ export class SnowflakeEmulator {
   }
 
   private async execute(state: SessionState, sqlText: string, bindings: Bindings | undefined) {
+    // PUT and COPY INTO are served by the table stages, every other statement by its shape.
     const staged = matchStageStatement(sqlText);
-    if (staged) {
-      await this.failures.intercept({
-        protocol: "snowflake",
-        operation: "query-request",
-        shapes: [staged.shape],
-        statement: sqlText,
-      });
-      const queryId = `01emu-${++this.queries}`;
-      if (staged.shape === "put") return { queryId, ...(await this.stages.put(state.session, staged)) };
-      return copyRowset(await this.stages.copy(state.session, staged), queryId);
-    }
-    const matched = matchStatement(snowflakeShapes, sqlText);
-    const { shape, match } = matched;
+    const matched = staged ? undefined : matchStatement(snowflakeShapes, sqlText);
     await this.failures.intercept({
       protocol: "snowflake",
       operation: "query-request",
-      shapes: [shape.name],
+      shapes: [staged?.shape ?? matched?.shape.name ?? ""],
       statement: sqlText,
     });
     const queryId = `01emu-${++this.queries}`;
+    if (staged?.shape === "put") return { queryId, ...(await this.stages.put(state.session, staged)) };
+    if (staged?.shape === "copy") return copyRowset(await this.stages.copy(state.session, staged), queryId);
+    const { shape, match } = matched as NonNullable<typeof matched>;
     const session = state.session;
     const translation = shape.translate(match, state.context);
     if (shape.name === "drop_table") this.stages.drop(`${match[1]}.${match[2]}`);
