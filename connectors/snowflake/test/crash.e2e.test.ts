@@ -5,6 +5,7 @@ import { type RequestMatcher, requestMatching, SnowflakeEmulator } from "@sqlloa
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, removeProjects, SnowflakeProject } from "./cli.js";
+import { stageTablesLeft } from "./harness.js";
 
 // SIGKILL of the built CLI at the instants a Snowflake commit can be cut: rows staged but the
 // transaction not begun, inside the transaction (its DELETE sent), with COMMIT in flight, and a
@@ -150,6 +151,7 @@ describe.runIf(built)("crash safety into Snowflake (built CLI, emulator)", () =>
         expect(localFolders(killed)).toEqual([]);
         await emulator.expireSessions();
         expect(emulator.stages.allFiles()).toEqual([]);
+        expect(await stageTablesLeft(emulator, schema)).toEqual([]);
       }
       await emulator.expireSessions();
     });
