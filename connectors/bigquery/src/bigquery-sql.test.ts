@@ -58,7 +58,7 @@ describe("BigQuery SQL", () => {
     expect(swapSql("`d`.`t`", "`d`.`b`")).toBe("CREATE OR REPLACE TABLE `d`.`t` COPY `d`.`b`");
   });
 
-  it("partitions by a date or timestamp cursor and clusters on the primary key", () => {
+  it("partitions by the cursor (DAY on a timestamp, integer ranges on an integer) and clusters on the primary key", () => {
     const columns = [
       { name: "id", type: { kind: "int64" }, nullable: false },
       { name: "at", type: { kind: "timestamptz" }, nullable: false },
@@ -71,9 +71,22 @@ describe("BigQuery SQL", () => {
     });
     expect(layout.timePartitioning).toEqual({ type: "DAY", field: "at" });
     expect(layout.clustering).toEqual({ fields: ["id"] });
-    expect(tableLayout(columns, { cursor: { column: "id", kind: "integer" }, partition: true }).timePartitioning).toBeUndefined();
-    expect(
-      tableLayout(columns, { cursor: { column: "at", kind: "timestamp" }, partition: false }).timePartitioning,
-    ).toBeUndefined();
+    expect(layout.rangePartitioning).toBeUndefined();
+    const byId = tableLayout(columns, { cursor: { column: "id", kind: "integer" }, partition: true });
+    expect(byId.timePartitioning).toBeUndefined();
+    expect(byId.rangePartitioning).toEqual({ field: "id", range: { start: "0", end: "10000000000", interval: "1000000" } });
+    const set = { start: -500n, end: 500n, interval: 10n };
+    expect(tableLayout(columns, { cursor: { column: "id", kind: "integer" }, partition: true, integerRange: set })).toMatchObject(
+      {
+        rangePartitioning: { field: "id", range: { start: "-500", end: "500", interval: "10" } },
+      },
+    );
+    for (const cursor of [
+      { column: "at", kind: "timestamp" },
+      { column: "id", kind: "integer" },
+    ] as const) {
+      const off = tableLayout(columns, { cursor, primaryKey: ["id"], partition: false });
+      expect(off).toEqual({ fields: off.fields, clustering: { fields: ["id"] } });
+    }
   });
 });

@@ -42,6 +42,8 @@ export class BigQueryEmulator {
   private server: Server | undefined;
   /** Every job's configuration as received, for assertions (labels, statements). */
   readonly jobLog: Record<string, unknown>[] = [];
+  /** Every `tables.insert` body as received: the table definitions (partitioning, clustering) clients send. */
+  readonly tableLog: Record<string, unknown>[] = [];
   private readonly lostAnswers: RequestMatcher[] = [];
 
   private constructor(readonly database: EmulatorDatabase) {
@@ -146,7 +148,9 @@ export class BigQueryEmulator {
     if (sub !== "tables") throw notFound("no route");
     if (!table && method === "POST") {
       await op("tables.insert");
-      return this.send(res, await this.catalog.create(project, dataset, json()));
+      const definition = json();
+      this.tableLog.push(definition);
+      return this.send(res, await this.catalog.create(project, dataset, definition));
     }
     if (!table && method === "GET") {
       await op("tables.list");
