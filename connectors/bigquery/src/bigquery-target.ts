@@ -31,7 +31,7 @@ import {
 } from "./bigquery-catalog.js";
 import { collationNotes } from "./bigquery-collation.js";
 import { BigQueryCommitUnit } from "./bigquery-commit-unit.js";
-import { type CursorColumnType, qualifiedTable, quoteIdentifier, rangeDialect } from "./bigquery-dialect.js";
+import { type CursorColumnType, qualifiedTable, rangeDialect } from "./bigquery-dialect.js";
 import type { BigQueryJobs } from "./bigquery-jobs.js";
 import { tableLayout } from "./bigquery-layout.js";
 import { acquireLock, DEFAULT_LOCK_TIMING, LOCK_FIELDS, LOCK_TABLE, type LockTiming } from "./bigquery-lock.js";
