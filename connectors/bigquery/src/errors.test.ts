@@ -71,6 +71,14 @@ describe("BigQuery errors", () => {
     expect(retryableJobError(apiError("accessDenied", 403))).toBe(false);
   });
 
+  it("says which setting to raise when a job would bill more than maximum_bytes_billed", () => {
+    const error = apiError("bytesBilledLimitExceeded", 400, "Query exceeded limit for bytes billed: 1000000.");
+    const wrapped = toBigQueryError(error, "committing raw.t", "raw.t");
+    expect(wrapped).toMatchObject({ code: "SL305", retryable: false });
+    expect(wrapped.hint).toMatch(/maximum_bytes_billed/);
+    expect(toBigQueryError(apiError("invalid"), "committing raw.t").hint).not.toMatch(/maximum_bytes_billed/);
+  });
+
   it("never shows a token or a key", () => {
     expect(scrubSecrets("Authorization: Bearer ya29.secret-token x")).toBe("Authorization: Bearer [redacted] x");
     expect(scrubSecrets("-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----")).toBe("[redacted key]");

@@ -91,13 +91,17 @@ export function scrubSecrets(text: string): string {
 }
 
 export function toBigQueryError(error: unknown, action: string, table?: string): SqlloadError {
+  const hint =
+    bigqueryErrorKind(error) === "auth"
+      ? "Check the BigQuery target's credentials: Application Default Credentials, or `keyfile`."
+      : bigqueryReasons(error).includes("bytesBilledLimitExceeded")
+        ? "The job would bill more bytes than the target's `maximum_bytes_billed`: raise it, or read less per run (windows, a range reload)."
+        : undefined;
   return toVendorSqlloadError(error, bigqueryErrorKind, {
     role: "target",
     action,
     table,
     scrub: scrubSecrets,
-    ...(bigqueryErrorKind(error) === "auth"
-      ? { hint: "Check the BigQuery target's credentials: Application Default Credentials, or `keyfile`." }
-      : {}),
+    ...(hint ? { hint } : {}),
   });
 }
