@@ -10,27 +10,19 @@ import {
 import { BigQueryEmulator } from "@sqlload/testing/emulator/bigquery";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BigQueryTarget } from "../src/bigquery-target.js";
-import { openTarget, readerFor, readTable } from "./harness.js";
+import { emulatorOptions, freshTarget, readerFor, readTable } from "./harness.js";
 
 // How new tables are laid out (the definitions sent to `tables.insert`), and how maximum reads
 // are bounded so that BigQuery can prune partitions.
 describe("BigQuery partitioning and maximum reads (emulator)", () => {
   let emulator: BigQueryEmulator;
   let n = 0;
-  const options = (extra: Record<string, unknown> = {}) => ({
-    project: "p",
-    api_endpoint: emulator.endpoint,
-    access_token: "t",
-    ...extra,
-  });
+  const options = (extra: Record<string, unknown> = {}) => emulatorOptions(emulator, extra);
   const columns: Column[] = [
     { name: "id", type: { kind: "int64" }, nullable: false },
     { name: "at", type: { kind: "timestamptz" }, nullable: true },
   ];
-  const fresh = async (extra: Record<string, unknown> = {}) => {
-    const schema = `part_${++n}`;
-    return { target: await openTarget(options(extra), schema), ref: { schema, name: "t" } };
-  };
+  const fresh = (extra: Record<string, unknown> = {}) => freshTarget(options(extra), "part");
   /** The definition the connector sent for table `name` of `dataset` (its last `tables.insert`). */
   const definitionOf = (dataset: string, name: string) =>
     emulator.tableLog
@@ -129,14 +121,20 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
     expect((await readTable(readerFor(options()), ref.schema, "t"))?.length).toBe(20);
   });
 
-  it("reads the maximum bounded below by the logged position, as a literal", async () => {
-    const { target, ref } = await fresh();
+  /** Ids 10, 20 and 30, committed with a run-log record whose cursor is 30. */
+  const loggedAt30 = async () => {
+    const fixture = await fresh();
     await write(
-      target,
-      ref,
-      [{ id: 10n }, { id: 20n }, { id: 30n }].map((r) => ({ ...r, at: null })),
+      fixture.target,
+      fixture.ref,
+      [10n, 20n, 30n].map((id) => ({ id, at: null })),
       integerCursor(30),
     );
+    return fixture;
+  };
+
+  it("reads the maximum bounded below by the logged position, as a literal", async () => {
+    const { target, ref } = await loggedAt30();
     const before = emulator.jobLog.length;
     expect(await target.maxCursor(ref, "id", "integer")).toEqual(integerCursor(30));
     expect(maxReads(before)).toEqual([`SELECT CAST(MAX(\`id\`) AS STRING) AS v FROM \`${ref.schema}\`.\`t\` WHERE \`id\` >= 30`]);
@@ -148,13 +146,7 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
   });
 
   it("falls back to an unbounded read when nothing lies at or above the logged position: the data wins", async () => {
-    const { target, ref } = await fresh();
-    await write(
-      target,
-      ref,
-      [{ id: 10n }, { id: 20n }, { id: 30n }].map((r) => ({ ...r, at: null })),
-      integerCursor(30),
-    );
+    const { target, ref } = await loggedAt30();
     await emulator.database.query(`DELETE FROM "${ref.schema}"."t" WHERE id >= 20`);
     const before = emulator.jobLog.length;
     expect(await target.maxCursor(ref, "id", "integer")).toEqual(integerCursor(10));
