@@ -1,6 +1,11 @@
 import { isNull, type RecordBatch } from "@sqlload/core";
 
-/** The minimum and maximum of an integer cursor column over the batches it was shown (NULLs left out). */
+const INTEGER_KINDS = new Set(["int16", "int32", "int64"]);
+
+/**
+ * The minimum and maximum of an integer cursor column over the batches it was shown (NULLs left
+ * out). A column of another type (an integer cursor on a decimal) is not measured.
+ */
 export class CursorBounds {
   private min: bigint | undefined;
   private max: bigint | undefined;
@@ -8,7 +13,7 @@ export class CursorBounds {
   add(batch: RecordBatch, column: string): void {
     const index = batch.schema.findIndex((c) => c.name === column);
     const vector = batch.columns[index];
-    if (!vector) return;
+    if (!vector || !INTEGER_KINDS.has(batch.schema[index]?.type.kind ?? "")) return;
     for (let row = 0; row < batch.length; row++) {
       if (isNull(vector, row)) continue;
       const value = BigInt(vector.values[row] as bigint | number);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { commitScript, mergeSql, swapSql } from "./bigquery-commit-script.js";
 import { cursorLiteral, qualifiedTable, quoteIdentifier, rangeDialect, stringLiteral } from "./bigquery-dialect.js";
 import { tableLayout } from "./bigquery-layout.js";
+import { maximumSql } from "./bigquery-maximum.js";
 import { insertRunLogSql } from "./bigquery-run-log.js";
 
 describe("BigQuery SQL", () => {
@@ -88,5 +89,18 @@ describe("BigQuery SQL", () => {
       const off = tableLayout(columns, { cursor, primaryKey: ["id"], partition: false });
       expect(off).toEqual({ fields: off.fields, clustering: { fields: ["id"] } });
     }
+  });
+
+  it("reads maxima exactly (text, INT64 micros, bytes for text), bounded by a literal when asked", () => {
+    const at = (type: string) => ({ name: "c", type });
+    expect(maximumSql("d", "t", at("INT64"), "integer", "`c` >= 30")).toBe(
+      "SELECT CAST(MAX(`c`) AS STRING) AS v FROM `d`.`t` WHERE `c` >= 30",
+    );
+    expect(maximumSql("d", "t", at("DATE"), "date")).toBe("SELECT CAST(MAX(`c`) AS STRING) AS v FROM `d`.`t`");
+    expect(maximumSql("d", "t", at("TIMESTAMP"), "timestamp")).toBe("SELECT UNIX_MICROS(MAX(`c`)) AS v FROM `d`.`t`");
+    expect(maximumSql("d", "t", at("DATETIME"), "timestamp")).toBe("SELECT UNIX_MICROS(TIMESTAMP(MAX(`c`))) AS v FROM `d`.`t`");
+    expect(maximumSql("d", "t", at("STRING"), "text")).toBe("SELECT CAST(MAX(CAST(`c` AS BYTES)) AS STRING) AS v FROM `d`.`t`");
+    expect(() => maximumSql("d", "t", at("FLOAT64"), "integer")).toThrow(RangeError);
+    expect(() => maximumSql("d", "t", { name: "c", type: "INT64", mode: "REPEATED" }, "integer")).toThrow(RangeError);
   });
 });
