@@ -99,9 +99,11 @@ export class BigQueryTarget implements TargetConnection {
       const table = await getTable(this.jobs.client, dataset, ref.name);
       const field = table?.schema?.fields?.find((f) => f.name === column);
       if (!table || !field) return null;
-      const logged = (await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))
-        ? loggedPosition(await selectRunLog(this.jobs, dataset, ref.name)).cursor
-        : null;
+      // Text maxima are never bounded (see readMaximum): no need for the log's position.
+      const logged =
+        kind !== "text" && (await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))
+          ? loggedPosition(await selectRunLog(this.jobs, dataset, ref.name)).cursor
+          : null;
       return readMaximum(this.jobs, { dataset, table: ref.name, label: formatTargetTable(ref) }, field, kind, logged);
     });
   }

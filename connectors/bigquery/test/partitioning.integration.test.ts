@@ -5,6 +5,7 @@ import {
   encodeRunLogRecord,
   integerCursor,
   type TargetTableRef,
+  textCursor,
   timestampCursor,
 } from "@sqlload/core";
 import { BigQueryEmulator } from "@sqlload/testing/emulator/bigquery";
@@ -187,5 +188,29 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
     expect(maxReads(before)).toEqual([
       `SELECT UNIX_MICROS(MAX(\`at\`)) AS v FROM \`${ref.schema}\`.\`t\` WHERE \`at\` >= TIMESTAMP '2026-09-21 14:13:20.000001+00'`,
     ]);
+  });
+
+  it("reads a text maximum unbounded, by code point, whatever the log says: no partitioning prunes text", async () => {
+    const { target, ref } = await fresh();
+    const text: Column[] = [{ name: "k", type: { kind: "text" }, nullable: false }];
+    const cursor = { column: "k", kind: "text" } as const;
+    const ensured = await target.ensureTable(ref, text, { cursor });
+    const unit = await target.begin(ref, { strategy: "append", columns: ensured, cursor });
+    await unit.write(batchFromRows(text, [{ k: "B" }, { k: "a" }]));
+    await unit.appendRunLog(
+      encodeRunLogRecord({
+        runId: "r",
+        table: `${ref.schema}.t`,
+        at: "2026-12-01T00:00:00Z",
+        event: "run",
+        cursor: textCursor("a"),
+        rows: 2,
+      }),
+    );
+    await unit.commit();
+    const before = emulator.jobLog.length;
+    expect(await target.maxCursor(ref, "k", "text")).toEqual(textCursor("a"));
+    const queries = emulator.jobLog.slice(before).map((j) => (j as { query?: { query?: string } }).query?.query);
+    expect(queries).toEqual([`SELECT CAST(MAX(CAST(\`k\` AS BYTES)) AS STRING) AS v FROM \`${ref.schema}\`.\`t\``]);
   });
 });
