@@ -1,6 +1,7 @@
 import {
   batchFromRows,
   type Column,
+  type CursorKind,
   type CursorValue,
   encodeRunLogRecord,
   integerCursor,
@@ -32,17 +33,24 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
         return ref?.datasetId === dataset && ref.tableId === name;
       })
       .at(-1);
+  const byId = { column: "id", kind: "integer" } as const;
+  /** Commits `rows` in one unit (with a run-log record at `logged` when given): by default appended, on the id cursor. */
   const write = async (
     target: BigQueryTarget,
     ref: TargetTableRef,
     rows: Record<string, unknown>[],
     logged?: CursorValue,
-    strategy: "append" | "replace" = "append",
+    unitOptions: {
+      readonly strategy?: "append" | "replace";
+      readonly cursor?: { readonly column: string; readonly kind: CursorKind };
+      readonly columns?: Column[];
+    } = {},
   ) => {
-    const cursor = { column: "id", kind: "integer" } as const;
-    const ensured = strategy === "replace" ? columns : await target.ensureTable(ref, columns, { primaryKey: ["id"], cursor });
-    const unit = await target.begin(ref, { strategy, columns: ensured, primaryKey: ["id"], cursor });
-    await unit.write(batchFromRows(columns, rows));
+    const { strategy = "append", cursor = byId, columns: cols = columns } = unitOptions;
+    const primaryKey = cols.some((c) => c.name === "id") ? ["id"] : undefined;
+    const ensured = strategy === "replace" ? cols : await target.ensureTable(ref, cols, { primaryKey, cursor });
+    const unit = await target.begin(ref, { strategy, columns: ensured, primaryKey, cursor });
+    await unit.write(batchFromRows(cols, rows));
     if (logged) {
       await unit.appendRunLog(
         encodeRunLogRecord({
@@ -113,11 +121,11 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
   it("builds a replaced table with ranges chosen from the rows it read, and keeps them on the next replace", async () => {
     const { target, ref } = await fresh();
     const rows = (from: bigint) => Array.from({ length: 20 }, (_, i) => ({ id: from + BigInt(i) * 75_000_000n, at: null }));
-    await write(target, ref, rows(5_000_000_123n), undefined, "replace");
+    await write(target, ref, rows(5_000_000_123n), undefined, { strategy: "replace" });
     const expected = { field: "id", range: { start: "5000000000", end: "25000000000", interval: "2000000" } };
     expect((await emulator.catalog.requireTable(ref.schema, "t")).rangePartitioning).toEqual(expected);
     // Other rows next time: BigQuery replaces a table only with one partitioned the same way.
-    await write(target, ref, rows(1n), undefined, "replace");
+    await write(target, ref, rows(1n), undefined, { strategy: "replace" });
     expect((await emulator.catalog.requireTable(ref.schema, "t")).rangePartitioning).toEqual(expected);
     expect((await readTable(readerFor(options()), ref.schema, "t"))?.length).toBe(20);
   });
@@ -164,25 +172,11 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
     const { target, ref } = await fresh();
     const at = 1_790_000_000_000_001n;
     const cursor = { column: "at", kind: "timestamp" } as const;
-    const ensured = await target.ensureTable(ref, columns, { cursor });
-    const unit = await target.begin(ref, { strategy: "append", columns: ensured, cursor });
-    await unit.write(batchFromRows(columns, [{ id: 1n, at }]));
-    await unit.commit();
+    await write(target, ref, [{ id: 1n, at }], undefined, { cursor });
     let before = emulator.jobLog.length;
     expect(await target.maxCursor(ref, "at", "timestamp")).toEqual(timestampCursor(at));
     expect(maxReads(before)).toEqual([`SELECT UNIX_MICROS(MAX(\`at\`)) AS v FROM \`${ref.schema}\`.\`t\``]);
-    const logged = await target.begin(ref, { strategy: "append", columns: ensured, cursor });
-    await logged.appendRunLog(
-      encodeRunLogRecord({
-        runId: "r",
-        table: `${ref.schema}.t`,
-        at: "2026-12-01T00:00:00Z",
-        event: "run",
-        cursor: timestampCursor(at),
-        rows: 1,
-      }),
-    );
-    await logged.commit();
+    await write(target, ref, [], timestampCursor(at), { cursor });
     before = emulator.jobLog.length;
     expect(await target.maxCursor(ref, "at", "timestamp")).toEqual(timestampCursor(at));
     expect(maxReads(before)).toEqual([
@@ -194,20 +188,7 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
     const { target, ref } = await fresh();
     const text: Column[] = [{ name: "k", type: { kind: "text" }, nullable: false }];
     const cursor = { column: "k", kind: "text" } as const;
-    const ensured = await target.ensureTable(ref, text, { cursor });
-    const unit = await target.begin(ref, { strategy: "append", columns: ensured, cursor });
-    await unit.write(batchFromRows(text, [{ k: "B" }, { k: "a" }]));
-    await unit.appendRunLog(
-      encodeRunLogRecord({
-        runId: "r",
-        table: `${ref.schema}.t`,
-        at: "2026-12-01T00:00:00Z",
-        event: "run",
-        cursor: textCursor("a"),
-        rows: 2,
-      }),
-    );
-    await unit.commit();
+    await write(target, ref, [{ k: "B" }, { k: "a" }], textCursor("a"), { cursor, columns: text });
     const before = emulator.jobLog.length;
     expect(await target.maxCursor(ref, "k", "text")).toEqual(textCursor("a"));
     const queries = emulator.jobLog.slice(before).map((j) => (j as { query?: { query?: string } }).query?.query);
