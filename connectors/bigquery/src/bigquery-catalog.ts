@@ -7,12 +7,20 @@ export interface TableMetadata {
   readonly defaultCollation?: string;
   readonly etag?: string;
   readonly timePartitioning?: { readonly type: string; readonly field?: string };
+  readonly rangePartitioning?: RangePartitioning;
+}
+
+/** Integer-range partitioning as the REST API writes it (INT64 values as strings). */
+export interface RangePartitioning {
+  readonly field: string;
+  readonly range: { readonly start: string; readonly end: string; readonly interval: string };
 }
 
 /** What a new table is created with (`tables.insert`). */
 export interface NewTable {
   readonly fields: readonly FieldSchema[];
   readonly timePartitioning?: { readonly type: string; readonly field: string } | undefined;
+  readonly rangePartitioning?: RangePartitioning | undefined;
   readonly clustering?: { readonly fields: readonly string[] } | undefined;
   /** Milliseconds since the epoch after which BigQuery deletes the table by itself. */
   readonly expirationTime?: number | undefined;
@@ -63,6 +71,7 @@ export async function createTable(client: BigQuery, dataset: string, table: stri
     await client.dataset(dataset).createTable(table, {
       schema: { fields: spec.fields },
       ...(spec.timePartitioning ? { timePartitioning: spec.timePartitioning } : {}),
+      ...(spec.rangePartitioning ? { rangePartitioning: spec.rangePartitioning } : {}),
       ...(spec.clustering ? { clustering: spec.clustering } : {}),
       ...(spec.expirationTime !== undefined ? { expirationTime: String(spec.expirationTime) } : {}),
       ...(spec.labels ? { labels: spec.labels } : {}),

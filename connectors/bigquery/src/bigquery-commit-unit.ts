@@ -15,9 +15,11 @@ import {
 } from "@sqlload/core";
 import { createTable, deleteTable, type NewTable, type TableMetadata } from "./bigquery-catalog.js";
 import { commitScript, swapSql } from "./bigquery-commit-script.js";
+import { CursorBounds } from "./bigquery-cursor-bounds.js";
 import { type CursorColumnType, qualifiedTable, rangeDialect } from "./bigquery-dialect.js";
 import type { BigQueryJobs } from "./bigquery-jobs.js";
 import { tableLayout } from "./bigquery-layout.js";
+import { type IntegerPartitionRange, integerPartitionRange } from "./bigquery-partition-range.js";
 import { insertRunLogSql } from "./bigquery-run-log.js";
 import { auxName, STAGE_LIFETIME_MS } from "./bigquery-stage.js";
 import { type FieldSchema, fieldOf } from "./bigquery-types.js";
@@ -34,6 +36,8 @@ export interface UnitContext {
   /** The cursor column's stored type, when the table has one. */
   readonly cursorType?: CursorColumnType | undefined;
   readonly partition: boolean;
+  /** The `partition_range` setting, for a build of a table partitioned by an integer cursor. */
+  readonly partitionRange?: IntegerPartitionRange | undefined;
   readonly labels: Readonly<Record<string, string>>;
   /** Bytes of NDJSON buffered before a load job (default 64 MB: the upload is sent from memory). */
   readonly flushBytes?: number | undefined;
@@ -58,6 +62,8 @@ export class BigQueryCommitUnit implements CommitUnit {
   private stage: { readonly name: string; readonly fields: readonly FieldSchema[] } | undefined;
   private columns: readonly Column[];
   private ended = false;
+  /** The integer cursor's minimum and maximum among the rows a replace has written, to lay out its build. */
+  private readonly seen = new CursorBounds();
 
   constructor(
     private readonly context: UnitContext,
@@ -87,6 +93,9 @@ export class BigQueryCommitUnit implements CommitUnit {
   async write(batch: RecordBatch): Promise<void> {
     if (batch.length === 0) return;
     if (this.columns.length === 0) this.columns = batch.schema;
+    if (this.options.strategy === "replace" && this.options.cursor?.kind === "integer") {
+      this.seen.add(batch, this.options.cursor.column);
+    }
     if (!this.file) this.file = createWriteStream(join(this.folder, `rows-${this.fileCount++}.ndjson`));
     const lines: string[] = [];
     for (let row = 0; row < batch.length; row++) lines.push(ndjsonLine(batch, row, this.label));
@@ -175,23 +184,39 @@ export class BigQueryCommitUnit implements CommitUnit {
   }
 
   /**
-   * The build of a replace: laid out for the cursor and keys, but partitioned as the table it
-   * replaces while that partitioning still fits the columns, since BigQuery refuses to replace a
-   * table with one partitioned otherwise (the error then says to drop the table by hand).
+   * The build of a replace: laid out for the cursor and keys (integer ranges chosen from the rows
+   * seen before its first load, unless `partition_range` sets them), but partitioned as the table
+   * it replaces while that partitioning still fits the columns, since BigQuery refuses to replace
+   * a table with one partitioned otherwise (the error then says to drop the table by hand).
    */
   private buildLayout(): NewTable {
+    const seen = this.seen.range;
     const layout = tableLayout(this.columns, {
       cursor: this.options.cursor,
       primaryKey: this.options.primaryKey,
       partition: this.context.partition,
+      integerRange: this.context.partitionRange ?? (seen ? integerPartitionRange(seen) : undefined),
     });
     const replaced = this.context.replaced;
     if (!replaced) return layout;
-    const kept = replaced.timePartitioning;
-    const field = kept?.field ? layout.fields.find((f) => f.name === kept.field) : undefined;
-    const fits = field && field.mode !== "REPEATED" && ["DATE", "TIMESTAMP", "DATETIME"].includes(field.type);
-    if (!kept) return { ...layout, timePartitioning: undefined };
-    return fits ? { ...layout, timePartitioning: { type: kept.type, field: field.name } } : layout;
+    const unpartitioned = { ...layout, timePartitioning: undefined, rangePartitioning: undefined };
+    const fieldOfKept = (name: string | undefined) => {
+      const field = name ? layout.fields.find((f) => f.name === name) : undefined;
+      return field && field.mode !== "REPEATED" ? field : undefined;
+    };
+    const byDay = replaced.timePartitioning;
+    if (byDay) {
+      const field = fieldOfKept(byDay.field);
+      return field && ["DATE", "TIMESTAMP", "DATETIME"].includes(field.type)
+        ? { ...unpartitioned, timePartitioning: { type: byDay.type, field: field.name } }
+        : layout;
+    }
+    const byRange = replaced.rangePartitioning;
+    if (byRange) {
+      const field = fieldOfKept(byRange.field);
+      return field?.type === "INT64" ? { ...unpartitioned, rangePartitioning: { ...byRange, field: field.name } } : layout;
+    }
+    return unpartitioned;
   }
 
   private async dropStage(): Promise<void> {

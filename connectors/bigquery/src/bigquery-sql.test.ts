@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { commitScript, mergeSql, swapSql } from "./bigquery-commit-script.js";
 import { cursorLiteral, qualifiedTable, quoteIdentifier, rangeDialect, stringLiteral } from "./bigquery-dialect.js";
 import { tableLayout } from "./bigquery-layout.js";
+import { maximumSql } from "./bigquery-maximum.js";
 import { insertRunLogSql } from "./bigquery-run-log.js";
 
 describe("BigQuery SQL", () => {
@@ -58,7 +59,7 @@ describe("BigQuery SQL", () => {
     expect(swapSql("`d`.`t`", "`d`.`b`")).toBe("CREATE OR REPLACE TABLE `d`.`t` COPY `d`.`b`");
   });
 
-  it("partitions by a date or timestamp cursor and clusters on the primary key", () => {
+  it("partitions by the cursor (DAY on a timestamp, integer ranges on an integer) and clusters on the primary key", () => {
     const columns = [
       { name: "id", type: { kind: "int64" }, nullable: false },
       { name: "at", type: { kind: "timestamptz" }, nullable: false },
@@ -71,9 +72,35 @@ describe("BigQuery SQL", () => {
     });
     expect(layout.timePartitioning).toEqual({ type: "DAY", field: "at" });
     expect(layout.clustering).toEqual({ fields: ["id"] });
-    expect(tableLayout(columns, { cursor: { column: "id", kind: "integer" }, partition: true }).timePartitioning).toBeUndefined();
-    expect(
-      tableLayout(columns, { cursor: { column: "at", kind: "timestamp" }, partition: false }).timePartitioning,
-    ).toBeUndefined();
+    expect(layout.rangePartitioning).toBeUndefined();
+    const byId = tableLayout(columns, { cursor: { column: "id", kind: "integer" }, partition: true });
+    expect(byId.timePartitioning).toBeUndefined();
+    expect(byId.rangePartitioning).toEqual({ field: "id", range: { start: "0", end: "10000000000", interval: "1000000" } });
+    const set = { start: -500n, end: 500n, interval: 10n };
+    expect(tableLayout(columns, { cursor: { column: "id", kind: "integer" }, partition: true, integerRange: set })).toMatchObject(
+      {
+        rangePartitioning: { field: "id", range: { start: "-500", end: "500", interval: "10" } },
+      },
+    );
+    for (const cursor of [
+      { column: "at", kind: "timestamp" },
+      { column: "id", kind: "integer" },
+    ] as const) {
+      const off = tableLayout(columns, { cursor, primaryKey: ["id"], partition: false });
+      expect(off).toEqual({ fields: off.fields, clustering: { fields: ["id"] } });
+    }
+  });
+
+  it("reads maxima exactly (text, INT64 micros, bytes for text), bounded by a literal when asked", () => {
+    const at = (type: string) => ({ name: "c", type });
+    expect(maximumSql("d", "t", at("INT64"), "integer", "`c` >= 30")).toBe(
+      "SELECT CAST(MAX(`c`) AS STRING) AS v FROM `d`.`t` WHERE `c` >= 30",
+    );
+    expect(maximumSql("d", "t", at("DATE"), "date")).toBe("SELECT CAST(MAX(`c`) AS STRING) AS v FROM `d`.`t`");
+    expect(maximumSql("d", "t", at("TIMESTAMP"), "timestamp")).toBe("SELECT UNIX_MICROS(MAX(`c`)) AS v FROM `d`.`t`");
+    expect(maximumSql("d", "t", at("DATETIME"), "timestamp")).toBe("SELECT UNIX_MICROS(TIMESTAMP(MAX(`c`))) AS v FROM `d`.`t`");
+    expect(maximumSql("d", "t", at("STRING"), "text")).toBe("SELECT CAST(MAX(CAST(`c` AS BYTES)) AS STRING) AS v FROM `d`.`t`");
+    expect(() => maximumSql("d", "t", at("FLOAT64"), "integer")).toThrow(RangeError);
+    expect(() => maximumSql("d", "t", { name: "c", type: "INT64", mode: "REPEATED" }, "integer")).toThrow(RangeError);
   });
 });

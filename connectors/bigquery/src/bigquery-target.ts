@@ -9,7 +9,7 @@ import {
   type EnsureTableOptions,
   formatLogicalType,
   formatTargetTable,
-  parseDateDays,
+  loggedPosition,
   RUN_LOG_TABLE,
   type RunLogRow,
   rangePredicate,
@@ -31,13 +31,15 @@ import {
 } from "./bigquery-catalog.js";
 import { collationNotes } from "./bigquery-collation.js";
 import { BigQueryCommitUnit } from "./bigquery-commit-unit.js";
-import { type CursorColumnType, qualifiedTable, quoteIdentifier, rangeDialect } from "./bigquery-dialect.js";
+import { type CursorColumnType, qualifiedTable, rangeDialect } from "./bigquery-dialect.js";
 import type { BigQueryJobs } from "./bigquery-jobs.js";
 import { tableLayout } from "./bigquery-layout.js";
 import { acquireLock, DEFAULT_LOCK_TIMING, LOCK_FIELDS, LOCK_TABLE, type LockTiming } from "./bigquery-lock.js";
+import { readMaximum } from "./bigquery-maximum.js";
+import type { IntegerPartitionRange } from "./bigquery-partition-range.js";
 import { RUN_LOG_FIELDS, selectRunLog } from "./bigquery-run-log.js";
 import { auxPrefix } from "./bigquery-stage.js";
-import { columnOf, type FieldSchema, fieldFits, fieldOf, typeSql } from "./bigquery-types.js";
+import { columnOf, fieldFits, fieldOf, typeSql } from "./bigquery-types.js";
 import { toBigQueryError } from "./errors.js";
 
 export interface BigQueryTargetOptions {
@@ -45,8 +47,10 @@ export interface BigQueryTargetOptions {
   /** The dataset the target's default schema lands in, when it is not named like the schema. */
   readonly datasetFor?: ((schema: string) => string) | undefined;
   readonly labels?: Readonly<Record<string, string>> | undefined;
-  /** Partition new tables by a date or timestamp cursor (default true). */
+  /** Partition new tables by the cursor: DAY on a date or timestamp, integer ranges on an integer (default true). */
   readonly partitionByCursor?: boolean | undefined;
+  /** The ranges of a new table partitioned by an integer cursor (`partition_range`); chosen by sqlload otherwise. */
+  readonly partitionRange?: IntegerPartitionRange | undefined;
   readonly lockTiming?: LockTiming | undefined;
   readonly flushBytes?: number | undefined;
 }
@@ -85,33 +89,22 @@ export class BigQueryTarget implements TargetConnection {
     });
   }
 
-  /** The maximum read as text or integer microseconds (never a JS number), text by code point. */
+  /**
+   * The maximum, exact (text or integer microseconds, never a JS number), text by code point,
+   * bounded below by the run log's last position when it has one (see readMaximum).
+   */
   maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
     return this.guard(ref, "reading the maximum of", async () => {
-      const table = await getTable(this.jobs.client, this.dataset(ref), ref.name);
+      const dataset = this.dataset(ref);
+      const table = await getTable(this.jobs.client, dataset, ref.name);
       const field = table?.schema?.fields?.find((f) => f.name === column);
       if (!table || !field) return null;
-      const expression = maxExpression(quoteIdentifier(field.name), field, kind);
-      if (!expression) {
-        throw new SqlloadError(
-          "SL302",
-          `table ${formatTargetTable(ref)} column "${field.name}" is ${typeSql(field)} in BigQuery (${formatLogicalType(columnOf(field).type)}), not a ${kind} cursor`,
-          { table: formatTargetTable(ref) },
-        );
-      }
-      const result = await this.jobs.query(`SELECT ${expression} AS v FROM ${qualifiedTable(this.dataset(ref), ref.name)}`);
-      const value = result.rows[0]?.v;
-      if (value === null || value === undefined) return null;
-      switch (kind) {
-        case "integer":
-          return { kind, value: BigInt(value as string) };
-        case "date":
-          return { kind, value: parseDateDays(String(value)) as number };
-        case "timestamp":
-          return { kind, value: value as bigint };
-        case "text":
-          return { kind, value: String(value) };
-      }
+      // Text maxima are never bounded (see readMaximum): no need for the log's position.
+      const logged =
+        kind !== "text" && (await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))
+          ? loggedPosition(await selectRunLog(this.jobs, dataset, ref.name)).cursor
+          : null;
+      return readMaximum(this.jobs, { dataset, table: ref.name, label: formatTargetTable(ref) }, field, kind, logged);
     });
   }
 
@@ -131,6 +124,7 @@ export class BigQueryTarget implements TargetConnection {
           cursor: options.cursor,
           primaryKey: options.primaryKey,
           partition: this.options.partitionByCursor !== false,
+          integerRange: this.options.partitionRange,
         });
         await createTable(this.jobs.client, dataset, ref.name, { ...layout, labels: this.options.labels });
       } else {
@@ -177,6 +171,7 @@ export class BigQueryTarget implements TargetConnection {
             cursorType: options.strategy === "replace" ? undefined : (cursorField?.type as CursorColumnType | undefined),
             replaced: options.strategy === "replace" ? table : undefined,
             partition: this.options.partitionByCursor !== false,
+            partitionRange: this.options.partitionRange,
             labels: this.options.labels ?? {},
             flushBytes: this.options.flushBytes,
             done,
@@ -298,23 +293,6 @@ export class BigQueryTarget implements TargetConnection {
       const label = formatTargetTable(ref);
       throw toBigQueryError(error, `${what} ${label}`, label);
     }
-  }
-}
-
-/** The SQL of a cursor maximum, exact: integers and dates as text, timestamps as INT64 microseconds, text by code point. */
-function maxExpression(column: string, field: FieldSchema, kind: CursorKind): string | undefined {
-  if (field.mode === "REPEATED") return undefined;
-  switch (kind) {
-    case "integer":
-      return field.type === "INT64" || field.type === "INTEGER" ? `CAST(MAX(${column}) AS STRING)` : undefined;
-    case "date":
-      return field.type === "DATE" ? `CAST(MAX(${column}) AS STRING)` : undefined;
-    case "timestamp":
-      if (field.type === "TIMESTAMP") return `UNIX_MICROS(MAX(${column}))`;
-      if (field.type === "DATETIME") return `UNIX_MICROS(TIMESTAMP(MAX(${column})))`;
-      return undefined;
-    case "text":
-      return field.type === "STRING" ? `CAST(MAX(CAST(${column} AS BYTES)) AS STRING)` : undefined;
   }
 }
 

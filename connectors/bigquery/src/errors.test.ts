@@ -27,6 +27,21 @@ describe("BigQuery errors", () => {
     ],
     ["timeout", apiError("timeout"), "timeout", "SL311", true],
     ["authError", apiError("authError", 401), "auth", "SL309", false],
+    [
+      "a key that cannot sign",
+      Object.assign(new Error("error:1E08010C:DECODER routines::unsupported"), { code: "ERR_OSSL_UNSUPPORTED" }),
+      "auth",
+      "SL309",
+      false,
+    ],
+    [
+      "no Application Default Credentials",
+      new Error("Could not load the default credentials. Browse to https://cloud.google.com/docs/authentication"),
+      "auth",
+      "SL309",
+      false,
+    ],
+    ["a refused grant", new Error("invalid_grant: Invalid JWT Signature."), "auth", "SL309", false],
     ["401 without reason", Object.assign(new Error("no"), { code: 401 }), "auth", "SL309", false],
     ["accessDenied", apiError("accessDenied", 403), "permission", "SL305", false],
     ["notFound", apiError("notFound", 404), "missing_table", "SL305", false],
@@ -54,6 +69,14 @@ describe("BigQuery errors", () => {
     expect(retryableJobError(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }))).toBe(true);
     expect(retryableJobError(apiError("invalid"))).toBe(false);
     expect(retryableJobError(apiError("accessDenied", 403))).toBe(false);
+  });
+
+  it("says which setting to raise when a job would bill more than maximum_bytes_billed", () => {
+    const error = apiError("bytesBilledLimitExceeded", 400, "Query exceeded limit for bytes billed: 1000000.");
+    const wrapped = toBigQueryError(error, "committing raw.t", "raw.t");
+    expect(wrapped).toMatchObject({ code: "SL305", retryable: false });
+    expect(wrapped.hint).toMatch(/maximum_bytes_billed/);
+    expect(toBigQueryError(apiError("invalid"), "committing raw.t").hint).not.toMatch(/maximum_bytes_billed/);
   });
 
   it("never shows a token or a key", () => {

@@ -32,6 +32,13 @@ const REASONS: Readonly<Record<string, VendorErrorKind>> = {
 /** The messages of a transaction BigQuery aborted because another one changed the same table. */
 const CONFLICT = /concurrent update|could not serialize access|Transaction is aborted/i;
 
+/**
+ * Failures of the credentials themselves, raised by the auth library before any request reaches
+ * BigQuery: no Application Default Credentials, a key that cannot sign, a grant the token
+ * endpoint refused.
+ */
+const CREDENTIALS = /Could not load the default credentials|invalid_grant|unauthorized_client|DECODER routines|PEM routines/i;
+
 /** The reasons of an error as the client reports it: `errors[].reason` of an ApiError, or of the job's status. */
 export function bigqueryReasons(error: unknown): string[] {
   const e = error as { errors?: { reason?: unknown }[]; reason?: unknown; response?: { status?: { errors?: unknown } } } | null;
@@ -50,6 +57,8 @@ function messageOf(error: unknown): string {
 
 export function bigqueryErrorKind(error: unknown): VendorErrorKind {
   if (CONFLICT.test(messageOf(error))) return "conflict";
+  const code = (error as { code?: unknown } | null)?.code;
+  if (CREDENTIALS.test(messageOf(error)) || (typeof code === "string" && code.startsWith("ERR_OSSL"))) return "auth";
   for (const reason of bigqueryReasons(error)) {
     const kind = REASONS[reason];
     if (kind && kind !== "unknown") return kind;
@@ -82,13 +91,17 @@ export function scrubSecrets(text: string): string {
 }
 
 export function toBigQueryError(error: unknown, action: string, table?: string): SqlloadError {
+  const hint =
+    bigqueryErrorKind(error) === "auth"
+      ? "Check the BigQuery target's credentials: Application Default Credentials, or `keyfile`."
+      : bigqueryReasons(error).includes("bytesBilledLimitExceeded")
+        ? "The job would bill more bytes than the target's `maximum_bytes_billed`: raise it, or read less per run (windows, a range reload)."
+        : undefined;
   return toVendorSqlloadError(error, bigqueryErrorKind, {
     role: "target",
     action,
     table,
     scrub: scrubSecrets,
-    ...(bigqueryErrorKind(error) === "auth"
-      ? { hint: "Check the BigQuery target's credentials: Application Default Credentials, or `keyfile`." }
-      : {}),
+    ...(hint ? { hint } : {}),
   });
 }

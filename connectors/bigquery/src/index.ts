@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from "node:path";
 import { defineConnector, SqlloadError } from "@sqlload/core";
 import { openClient } from "./bigquery-client.js";
 import { BigQueryJobs } from "./bigquery-jobs.js";
+import { partitionRangeSetting } from "./bigquery-partition-range.js";
 import { BigQueryTarget } from "./bigquery-target.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -87,7 +88,14 @@ export default defineConnector({
       {
         key: "partition_by_cursor",
         type: "boolean",
-        description: "Partition new tables by DAY on a date or timestamp cursor (default true).",
+        description:
+          "Partition new tables by their cursor: DAY on a date or timestamp, integer ranges on an integer (default true).",
+      },
+      {
+        key: "partition_range",
+        type: "table",
+        description:
+          "The ranges of a new table partitioned by an integer cursor, `{ start, end, interval }` (at most 10,000); chosen from the data otherwise.",
       },
       {
         key: "lock_ttl",
@@ -127,6 +135,7 @@ export default defineConnector({
       location,
       labels,
       partitionByCursor: options.partition_by_cursor !== false,
+      partitionRange: partitionRangeSetting(options.partition_range),
       ...(typeof options.lock_ttl === "number"
         ? { lockTiming: { ttlSeconds: options.lock_ttl, renewMs: Math.max(1000, (options.lock_ttl * 1000) / 3) } }
         : {}),

@@ -1,62 +1,35 @@
 import { existsSync } from "node:fs";
-import { createDatabase, type PostgresInstance, SQLLOAD_CLI, startPostgres } from "@sqlload/testing";
-import { BigQueryEmulator } from "@sqlload/testing/emulator/bigquery";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SQLLOAD_CLI } from "@sqlload/testing";
+import { describe, expect, it } from "vitest";
 import { BigQueryProject } from "./cli-project.js";
 import { openTarget, readerFor, readTable } from "./harness.js";
+import { postgresAndEmulator } from "./postgres-and-emulator.js";
 
 // Postgres → BigQuery through the built CLI (`pnpm build` first), the emulator in this process.
 const built = existsSync(SQLLOAD_CLI);
 
 describe.runIf(built)("sqlload from Postgres into BigQuery (built CLI, emulator)", () => {
-  let server: PostgresInstance;
-  let emulator: BigQueryEmulator;
-  let src: string;
-  beforeAll(async () => {
-    server = await startPostgres();
-    emulator = await BigQueryEmulator.start();
-    src = await createDatabase(server.url, "bigquery_e2e");
-  });
-  afterAll(async () => {
-    BigQueryProject.removeAll();
-    await emulator?.stop();
-    await server?.stop();
-  });
-  const sql = async (text: string) => {
-    const client = new pg.Client({ connectionString: src });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-  const options = () => ({ project: "sqlload-e2e", api_endpoint: emulator.endpoint, access_token: "e2e-token" });
+  const fixture = postgresAndEmulator("bigquery_e2e");
+  const sql = (text: string) => fixture.sql(text);
+  const options = () => ({ project: "sqlload-e2e", api_endpoint: fixture.emulator.endpoint, access_token: "e2e-token" });
   const rows = async () => {
     const all = (await readTable(readerFor(options()), "raw", "app__orders")) ?? [];
     return all
       .map((r) => ({ id: r.id, amount: r.amount, big: r.big, note: r.note, at: r.updated_at }))
       .sort((a, b) => Number((a.id as bigint) - (b.id as bigint)));
   };
-  const sourceRows = async () => {
-    const client = new pg.Client({ connectionString: src });
-    await client.connect();
-    try {
-      const result = await client.query(
-        "SELECT id::text, amount::text, big::text, note, (extract(epoch from updated_at) * 1000000)::bigint::text AS at FROM orders ORDER BY id",
-      );
-      return result.rows.map((r) => ({
-        id: BigInt(r.id),
-        amount: r.amount,
-        big: BigInt(r.big),
-        note: r.note,
-        at: BigInt(r.at),
-      }));
-    } finally {
-      await client.end();
-    }
-  };
+  const sourceRows = async () =>
+    (
+      await sql(
+        "SELECT id::text, amount::text, big::text, note, (extract(epoch from updated_at) * 1000000)::bigint::text AS at FROM orders ORDER BY orders.id",
+      )
+    ).map((r) => ({
+      id: BigInt(r.id as string),
+      amount: r.amount,
+      big: BigInt(r.big as string),
+      note: r.note,
+      at: BigInt(r.at as string),
+    }));
 
   it("loads, continues from the maximum, reloads a range and rebuilds with --reload", async () => {
     await sql(`CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(12,2), big bigint, note text, updated_at timestamptz NOT NULL);
@@ -66,12 +39,12 @@ describe.runIf(built)("sqlload from Postgres into BigQuery (built CLI, emulator)
         (3, 30.00, 1, 'a9', '2026-10-13 09:00:00+00')`);
     const p = new BigQueryProject(
       options(),
-      `[sources.app]\nconnector = "postgres"\nurl = "${src}"\n\n[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\nprimary_key = ["id"]\n`,
+      `[sources.app]\nconnector = "postgres"\nurl = "${fixture.src}"\n\n[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\nprimary_key = ["id"]\n`,
     );
     expect((await p.ok("connectors")).stdout).toMatch(/bigquery/);
     expect((await p.ok("load")).stdout).toContain("loaded raw.app__orders 3 rows");
     expect(await rows()).toEqual(await sourceRows());
-    const table = await emulator.catalog.requireTable("raw", "app__orders");
+    const table = await fixture.emulator.catalog.requireTable("raw", "app__orders");
     expect(table.timePartitioning).toEqual({ type: "DAY", field: "updated_at" });
     expect(table.clustering).toEqual({ fields: ["id"] });
     const plan = await p.ok("plan");
@@ -93,12 +66,12 @@ describe.runIf(built)("sqlload from Postgres into BigQuery (built CLI, emulator)
     await sql("DELETE FROM orders WHERE id = 2");
     await p.ok("load", "--reload");
     expect(await rows()).toEqual(await sourceRows());
-    const left = (await emulator.catalog.list("raw")).map((t) => t.tableReference.tableId);
+    const left = (await fixture.emulator.catalog.list("raw")).map((t) => t.tableReference.tableId);
     expect(left.sort()).toEqual(["_sqlload_locks", "_sqlload_runs", "app__orders"]);
-    expect(emulator.failures.requests.some((r) => r.shapes.includes("copy"))).toBe(true);
+    expect(fixture.emulator.failures.requests.some((r) => r.shapes.includes("copy"))).toBe(true);
     // Every job carried the project's labels; rows went in by load jobs, never streaming.
-    expect(emulator.jobLog.length).toBeGreaterThan(0);
-    const labels = emulator.jobLog.map(
+    expect(fixture.emulator.jobLog.length).toBeGreaterThan(0);
+    const labels = fixture.emulator.jobLog.map(
       (job) =>
         (job as { labels?: unknown; load?: { labels?: unknown } }).labels ??
         (job as { load?: { labels?: unknown } }).load?.labels,

@@ -86,3 +86,15 @@ let datasets = 0;
 export function freshDataset(): string {
   return `sqlload_test_${process.pid}_${Date.now() % 1_000_000}_${++datasets}`;
 }
+
+/** `[target]` options reaching the emulator, with `extra` on top. */
+export function emulatorOptions(emulator: BigQueryEmulator, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { project: "p", api_endpoint: emulator.endpoint, access_token: "t", ...extra };
+}
+
+let schemas = 0;
+/** A target on a schema (dataset) no other test uses, and the ref of a table `t` in it. */
+export async function freshTarget(options: Record<string, unknown>, prefix: string) {
+  const schema = `${prefix}_${++schemas}`;
+  return { target: await openTarget(options, schema), ref: { schema, name: "t" }, schema };
+}

@@ -4,29 +4,18 @@ import { BigQueryEmulator } from "@sqlload/testing/emulator/bigquery";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auxPrefix } from "../src/bigquery-stage.js";
 import { BigQueryTarget } from "../src/bigquery-target.js";
-import { openTarget, readerFor, readTable } from "./harness.js";
+import { emulatorOptions, freshTarget, openTarget, readerFor, readTable } from "./harness.js";
 
 // What the conformance suite does not cover: BigQuery's retries, stages, collations, settings.
 describe("BigQuery target against the emulator", () => {
   let emulator: BigQueryEmulator;
-  let n = 0;
-  const options = (extra: Record<string, unknown> = {}) => ({
-    project: "p",
-    api_endpoint: emulator.endpoint,
-    access_token: "t",
-    labels: { team: "data" },
-    maximum_bytes_billed: 1000000,
-    ...extra,
-  });
+  const options = (extra: Record<string, unknown> = {}) =>
+    emulatorOptions(emulator, { labels: { team: "data" }, maximum_bytes_billed: 1000000, ...extra });
   const columns: Column[] = [
     { name: "id", type: { kind: "int64" }, nullable: false },
     { name: "c", type: { kind: "text" }, nullable: true },
   ];
-  const fresh = async (extra: Record<string, unknown> = {}) => {
-    const schema = `ds_${++n}`;
-    const target = await openTarget(options(extra), schema);
-    return { target, ref: { schema, name: "t" }, schema };
-  };
+  const fresh = (extra: Record<string, unknown> = {}) => freshTarget(options(extra), "ds");
   const commit = async (target: BigQueryTarget, ref: { schema: string; name: string }, rows: Record<string, unknown>[]) => {
     const ensured = await target.ensureTable(ref, columns, { primaryKey: ["id"], cursor: { column: "id", kind: "integer" } });
     const unit = await target.begin(ref, { strategy: "append", columns: ensured });
@@ -69,9 +58,7 @@ describe("BigQuery target against the emulator", () => {
   });
 
   it("loads a unit larger than its buffer in several load jobs into one stage, committed by one script", async () => {
-    const schema = `ds_${++n}`;
-    const ref = { schema, name: "t" };
-    const inner = await openTarget(options(), schema);
+    const { target: inner, ref, schema } = await fresh();
     const target = new BigQueryTarget(inner.jobs, { labels: { team: "data" }, flushBytes: 300 });
     const ensured = await target.ensureTable(ref, columns, {});
     const before = emulator.failures.requests.length;

@@ -1,5 +1,6 @@
 import type { EmulatorDatabase, EmulatorSession } from "../duckdb-executor.js";
 import { EmulatorError } from "../emulator-error.js";
+import { checkTableSpec } from "./bigquery-table-spec.js";
 
 /** A field as the REST API describes it. */
 export interface Field {
@@ -16,6 +17,7 @@ export interface TableResource {
   readonly tableReference: { readonly projectId: string; readonly datasetId: string; readonly tableId: string };
   schema: { fields: Field[] };
   timePartitioning?: unknown;
+  rangePartitioning?: unknown;
   clustering?: unknown;
   /** Milliseconds since the epoch, as a string (the API's form). */
   expirationTime?: string | undefined;
@@ -200,6 +202,7 @@ export class BigQueryCatalog {
           reason: "invalid",
         });
     }
+    checkTableSpec(body as Record<string, unknown>, fields);
     const collation = body.defaultCollation ?? this.datasets.get(dataset)?.defaultCollation;
     const columns = fields.map((f) => `${duckIdent(f.name)} ${duckType(f, collation)}`).join(", ");
     const sql = `CREATE TABLE ${duckTable(dataset, id)} (${columns || '"_empty" BOOLEAN'})`;
@@ -208,6 +211,7 @@ export class BigQueryCatalog {
       tableReference: { projectId: project, datasetId: dataset, tableId: id },
       schema: { fields: fields.map((f) => ({ ...f, mode: f.mode ?? "NULLABLE" })) },
       ...(body.timePartitioning ? { timePartitioning: body.timePartitioning } : {}),
+      ...(body.rangePartitioning ? { rangePartitioning: body.rangePartitioning } : {}),
       ...(body.clustering ? { clustering: body.clustering } : {}),
       ...(body.expirationTime ? { expirationTime: String(body.expirationTime) } : {}),
       ...(body.labels ? { labels: body.labels } : {}),
@@ -259,7 +263,8 @@ export class BigQueryCatalog {
   async copy(session: EmulatorSession, dataset: string, table: string, sourceDataset: string, source: string): Promise<void> {
     const from = await this.requireTable(sourceDataset, source);
     const existing = await this.table(dataset, table);
-    if (existing && JSON.stringify(existing.timePartitioning ?? null) !== JSON.stringify(from.timePartitioning ?? null)) {
+    const spec = (t: TableResource) => JSON.stringify([t.timePartitioning ?? null, t.rangePartitioning ?? null]);
+    if (existing && spec(existing) !== spec(from)) {
       throw new EmulatorError(
         "not_allowed",
         "Cannot replace a table with a different partitioning spec. Instead, DROP the table, and then recreate it.",

@@ -107,9 +107,11 @@ describe("BigQueryEmulator", () => {
   });
 
   it("drops a table once it expired", async () => {
-    await table("gone", [{ name: "id", type: "INT64" }], { expirationTime: String(Date.now() + 50) });
+    await table("gone", [{ name: "id", type: "INT64" }], { expirationTime: String(Date.now() + 60_000) });
     expect((await api("GET", "/datasets/d/tables/gone")).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    // The clock moves past the expiry (set back rather than waited for, so a loaded machine cannot race it).
+    const resource = await emulator.catalog.requireTable("d", "gone");
+    resource.expirationTime = String(Date.now() - 1);
     expect((await api("GET", "/datasets/d/tables/gone")).status).toBe(404);
   });
 
@@ -147,5 +149,34 @@ describe("BigQueryEmulator", () => {
     });
     const { job } = await query("DELETE FROM `d`.`t` WHERE TRUE");
     expect(job.status?.errorResult).toMatchObject({ reason: "rateLimitExceeded", message: "Exceeded rate limits" });
+  });
+
+  it("runs a held job whose client hung up only when it was held by holdNext, never by holdNextUnsent", async () => {
+    const send = (jobId: string, signal: AbortSignal) =>
+      fetch(`${base()}/jobs`, {
+        method: "POST",
+        headers: { authorization: "Bearer t", "content-type": "application/json" },
+        body: JSON.stringify({
+          jobReference: { jobId },
+          configuration: { query: { query: "SELECT CAST(MAX(`id`) AS STRING) AS v FROM `d`.`t` WHERE `id` >= 5" } },
+        }),
+        signal,
+      }).catch(() => undefined);
+    for (const [hold, runs] of [
+      [(m: Parameters<typeof emulator.holdNextUnsent>[0]) => emulator.holdNextUnsent(m), false],
+      [(m: Parameters<typeof emulator.holdNextUnsent>[0]) => emulator.failures.holdNext(m), true],
+    ] as const) {
+      const jobId = `hung_${runs}`;
+      const held = hold(requestMatching({ operation: "jobs.insert", shape: "max" }));
+      const abort = new AbortController();
+      const sent = send(jobId, abort.signal);
+      await held;
+      abort.abort();
+      await sent;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      emulator.failures.releaseHeld();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await api("GET", `/jobs/${jobId}`)).status).toBe(runs ? 200 : 404);
+    }
   });
 });

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { DuckDBValue } from "@duckdb/node-api";
 import { EmulatorDatabase, type StatementResult } from "../duckdb-executor.js";
 import { EmulatorError } from "../emulator-error.js";
-import { FailureInjector, type RequestMatcher } from "../failure-injection.js";
+import { FailureInjector, type RequestInfo, type RequestMatcher } from "../failure-injection.js";
 import { matchStatement, splitStatements } from "../statement-shapes.js";
 import { BigQueryCatalog, duckIdent, duckTable, type Field, type TableResource } from "./bigquery-catalog.js";
 import { bigqueryShapes, type Translated } from "./bigquery-sql.js";
@@ -42,7 +42,10 @@ export class BigQueryEmulator {
   private server: Server | undefined;
   /** Every job's configuration as received, for assertions (labels, statements). */
   readonly jobLog: Record<string, unknown>[] = [];
+  /** Every `tables.insert` body as received: the table definitions (partitioning, clustering) clients send. */
+  readonly tableLog: Record<string, unknown>[] = [];
   private readonly lostAnswers: RequestMatcher[] = [];
+  private readonly unsent: RequestMatcher[] = [];
 
   private constructor(readonly database: EmulatorDatabase) {
     this.catalog = new BigQueryCatalog(database);
@@ -60,6 +63,16 @@ export class BigQueryEmulator {
    */
   loseNextAnswer(match: RequestMatcher): void {
     this.lostAnswers.push(match);
+  }
+
+  /**
+   * Holds the next matching `jobs.insert` like `failures.holdNext`; once released, it runs only
+   * if its client is still there. A client killed while it was held counts as one that died
+   * before sending it: the job never runs (the other side of `loseNextAnswer`).
+   */
+  holdNextUnsent(match: RequestMatcher): Promise<RequestInfo> {
+    this.unsent.push(match);
+    return this.failures.holdNext(match);
   }
 
   get endpoint(): string {
@@ -103,7 +116,7 @@ export class BigQueryEmulator {
     }
     if (collection === "jobs" && method === "POST" && !id) {
       const job = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
-      return this.send(res, await this.insertJob(project, job));
+      return this.send(res, await this.insertJob(project, job, () => req.socket.destroyed));
     }
     if (collection === "jobs" && id && method === "GET") {
       await this.failures.intercept({ protocol: "bigquery", operation: "jobs.get", shapes: [] });
@@ -146,7 +159,9 @@ export class BigQueryEmulator {
     if (sub !== "tables") throw notFound("no route");
     if (!table && method === "POST") {
       await op("tables.insert");
-      return this.send(res, await this.catalog.create(project, dataset, json()));
+      const definition = json();
+      this.tableLog.push(definition);
+      return this.send(res, await this.catalog.create(project, dataset, definition));
     }
     if (!table && method === "GET") {
       await op("tables.list");
@@ -178,7 +193,11 @@ export class BigQueryEmulator {
   }
 
   /** `jobs.insert` of a query job: validated statement by statement first, then run to completion. */
-  private async insertJob(project: string, job: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async insertJob(
+    project: string,
+    job: Record<string, unknown>,
+    clientGone: () => boolean,
+  ): Promise<Record<string, unknown>> {
     const configuration = (job.configuration ?? {}) as Record<string, unknown>;
     const query = configuration.query as { query?: string; queryParameters?: unknown[] } | undefined;
     const reference = { projectId: project, jobId: randomUUID(), location: "US", ...((job.jobReference ?? {}) as object) } as {
@@ -203,6 +222,13 @@ export class BigQueryEmulator {
         statement: query.query,
       }),
     );
+    const unsent = this.unsent.findIndex((match) =>
+      match({ protocol: "bigquery", operation: "jobs.insert", shapes: matched.map((m) => m.shape.name) }),
+    );
+    if (unsent >= 0) {
+      this.unsent.splice(unsent, 1);
+      if (clientGone()) throw new Error("the client hung up before its request was sent; the job never ran");
+    }
     if (this.jobs.has(reference.jobId)) {
       throw Object.assign(new Error(`Already Exists: Job ${project}:${reference.jobId}`), { status: 409, reason: "duplicate" });
     }

@@ -128,6 +128,10 @@ const tx = (name: string, word: string, action: "begin" | "commit" | "rollback")
   translateBq: () => ({ sql: [], tables: [] }),
 });
 
+/** An optional `WHERE` of a maximum read (a bound on the cursor). */
+const WHERE = "(?: WHERE ([\\s\\S]+))?";
+const where = (condition: string | undefined) => (condition ? ` WHERE ${translateExpression(condition)}` : "");
+
 const refs = (...texts: (string | undefined)[]) => texts.map((t) => tableRef(t as string));
 
 /**
@@ -223,25 +227,27 @@ export const bigqueryShapes: readonly Shape[] = [
     const [to, from] = refs(m[1], m[2]) as [{ dataset: string; table: string }, { dataset: string; table: string }];
     return { sql: [], tables: [from], copy: { to, from } };
   }),
-  shape("max", "query", new RegExp(`^SELECT CAST\\(MAX\\((${IDENT})\\) AS STRING\\) AS v FROM ${TABLE}$`), (m) => ({
-    sql: [`SELECT CAST(max(${duckIdent(unquote(m[1] as string))}) AS VARCHAR) AS v FROM ${duckOf(m[2] as string)}`],
+  shape("max", "query", new RegExp(`^SELECT CAST\\(MAX\\((${IDENT})\\) AS STRING\\) AS v FROM ${TABLE}${WHERE}$`), (m) => ({
+    sql: [`SELECT CAST(max(${duckIdent(unquote(m[1] as string))}) AS VARCHAR) AS v FROM ${duckOf(m[2] as string)}${where(m[3])}`],
     tables: refs(m[2]),
   })),
   shape(
     "max_text",
     "query",
-    new RegExp(`^SELECT CAST\\(MAX\\(CAST\\((${IDENT}) AS BYTES\\)\\) AS STRING\\) AS v FROM ${TABLE}$`),
+    new RegExp(`^SELECT CAST\\(MAX\\(CAST\\((${IDENT}) AS BYTES\\)\\) AS STRING\\) AS v FROM ${TABLE}${WHERE}$`),
     (m) => ({
-      sql: [`SELECT decode(max(encode(${duckIdent(unquote(m[1] as string))}))) AS v FROM ${duckOf(m[2] as string)}`],
+      sql: [
+        `SELECT decode(max(encode(${duckIdent(unquote(m[1] as string))}))) AS v FROM ${duckOf(m[2] as string)}${where(m[3])}`,
+      ],
       tables: refs(m[2]),
     }),
   ),
   shape(
     "max_micros",
     "query",
-    new RegExp(`^SELECT UNIX_MICROS\\((?:TIMESTAMP\\()?MAX\\((${IDENT})\\)\\)?\\) AS v FROM ${TABLE}$`),
+    new RegExp(`^SELECT UNIX_MICROS\\((?:TIMESTAMP\\()?MAX\\((${IDENT})\\)\\)?\\) AS v FROM ${TABLE}${WHERE}$`),
     (m) => ({
-      sql: [`SELECT epoch_us(max(${duckIdent(unquote(m[1] as string))})) AS v FROM ${duckOf(m[2] as string)}`],
+      sql: [`SELECT epoch_us(max(${duckIdent(unquote(m[1] as string))})) AS v FROM ${duckOf(m[2] as string)}${where(m[3])}`],
       tables: refs(m[2]),
     }),
   ),
