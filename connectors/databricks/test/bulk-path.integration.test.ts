@@ -1,5 +1,5 @@
 import { batchFromRows, type Column, type LogicalType, type TargetTableRef } from "@sqlload/core";
-import { requestMatching } from "@sqlload/testing/emulator";
+import { type RequestMatcher, requestMatching } from "@sqlload/testing/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabricksTarget } from "../src/databricks-target.js";
 import { EmulatedWarehouse, type WritePath } from "./harness.js";
@@ -160,7 +160,7 @@ describe("the Databricks bulk path (volume PUT + COPY INTO)", () => {
     });
   });
 
-  const failures: readonly [string, (r: { operation: string; shapes: readonly string[] }) => boolean][] = [
+  const failures: readonly [string, RequestMatcher][] = [
     ["the upload", requestMatching({ operation: "volume_put" })],
     ["COPY INTO", requestMatching({ shape: "copy_into" })],
     ["the commit after the load", (r) => r.shapes.includes("begin_atomic")],
