@@ -197,6 +197,14 @@ describe("the Databricks emulator", () => {
       expect((await emulator.database.query('SELECT id::VARCHAR, v FROM "cat"."s".v')).rows).toEqual([
         ["9007199254740993", "x😀"],
       ]);
+      // Of two files named at once, only the one not loaded before is read.
+      await c.run(`PUT '${local}' INTO '/Volumes/cat/s/vol/f/b.parquet' OVERWRITE`, {}, dir);
+      expect(
+        await c.run(
+          "COPY INTO `cat`.`s`.`v` FROM '/Volumes/cat/s/vol/f' FILEFORMAT = PARQUET FILES = ('a.parquet', 'b.parquet')",
+        ),
+      ).toMatchObject([{ num_inserted_rows: 1 }]);
+      await c.run("REMOVE '/Volumes/cat/s/vol/f/b.parquet'", {}, dir);
       await expect(
         c.run("COPY INTO `cat`.`s`.`v` FROM '/Volumes/cat/s/vol/f' FILEFORMAT = PARQUET FILES = ('missing.parquet')"),
       ).rejects.toThrow(/PATH_NOT_FOUND/);
