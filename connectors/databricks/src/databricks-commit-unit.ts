@@ -115,7 +115,9 @@ export class DatabricksCommitUnit implements CommitUnit {
     this.pending.push(batch);
     if (this.pending.reduce((n, b) => n + b.length, 0) < bulk.threshold) return;
     await bulk.sweep(this.ref);
-    const schema = (this.pending[0] as RecordBatch).schema;
+    // Every build column, in the storage the batches hold it in (a column no batch had yet: the table's type).
+    const given = new Map(this.pending.flatMap((p) => p.schema).map((c) => [c.name, c]));
+    const schema = build.columns.map((c) => given.get(c.name) ?? c);
     const load = await this.guard("staging rows of", () => VolumeLoad.open(this.context.session, bulk.folder(this.ref), schema));
     this.volumeLoad = load;
     for (const held of this.pending.splice(0)) await this.guard("staging rows of", () => load.append(held));
