@@ -12,6 +12,7 @@ import {
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
+import { VolumeLoad } from "./databricks-bulk-load.js";
 import { Parameters, qualifiedTable } from "./databricks-dialect.js";
 import { rangeDialect } from "./databricks-range.js";
 import { insertRunLogSql } from "./databricks-run-log.js";
@@ -43,6 +44,16 @@ export interface UnitContext {
   /** Creates the schema when it is missing (a `replace` may build a table in a schema not made yet). */
   ensureSchema(schema: string): Promise<void>;
   wrap(error: unknown, action: string): SqlloadError;
+  /** Set when the target has a `volume`: units of `threshold` rows or more load through it. */
+  readonly bulk?: BulkPath | undefined;
+}
+
+export interface BulkPath {
+  readonly threshold: number;
+  /** The table's folder in the volume. */
+  folder(ref: TargetTableRef): string;
+  /** Removes what dead runs left in the table's folder, once per connection and table. */
+  sweep(ref: TargetTableRef): Promise<void>;
 }
 
 interface Statement {
@@ -57,6 +68,11 @@ interface Statement {
  * the insert or merge, and the run-log records; otherwise the data in one Delta commit
  * (`REPLACE WHERE`, `MERGE`, or an insert) and the run-log records right after it. `replace`
  * is `CREATE OR REPLACE TABLE … AS SELECT` from the build table, then the records.
+ *
+ * With a volume (the bulk path), rows are held back until the unit has `threshold` of them:
+ * a unit that stays smaller is inserted with parameterized INSERTs at commit; a larger one is
+ * staged as Parquet, uploaded and loaded into the build table with COPY INTO at commit, and its
+ * files are removed from the volume when the unit ends, committed or not.
  */
 export class DatabricksCommitUnit implements CommitUnit {
   private readonly ranges: { range: CursorRange; includeNulls: boolean }[] = [];
@@ -64,6 +80,9 @@ export class DatabricksCommitUnit implements CommitUnit {
   private build: { name: string; columns: readonly Column[] } | undefined;
   private rowsWritten = 0;
   private done = false;
+  /** Batches held back on the bulk path until the unit reaches the threshold or commits. */
+  private readonly pending: RecordBatch[] = [];
+  private volumeLoad: VolumeLoad | undefined;
 
   constructor(
     private readonly context: UnitContext,
@@ -83,16 +102,30 @@ export class DatabricksCommitUnit implements CommitUnit {
   async write(batch: RecordBatch): Promise<void> {
     if (batch.length === 0) return;
     const build = await this.ensureBuild(batch.schema);
-    const known = new Map(build.columns.map((c) => [c.name, c]));
-    const columns = batch.schema.map((c, index) => {
-      const column = known.get(c.name);
-      if (!column) {
-        throw new SqlloadError("SL209", `${formatTargetTable(this.ref)} has no column ${c.name}`, {
-          table: formatTargetTable(this.ref),
-        });
-      }
-      return { index, column };
-    });
+    this.columnsOf(batch, build);
+    const bulk = this.context.bulk;
+    if (!bulk) {
+      await this.insertRows(batch, build);
+      return;
+    }
+    if (this.volumeLoad) {
+      await this.guard("staging rows of", () => (this.volumeLoad as VolumeLoad).append(batch));
+      return;
+    }
+    this.pending.push(batch);
+    if (this.pending.reduce((n, b) => n + b.length, 0) < bulk.threshold) return;
+    await bulk.sweep(this.ref);
+    // Every build column, in the storage the batches hold it in (a column no batch had yet: the table's type).
+    const given = new Map(this.pending.flatMap((p) => p.schema).map((c) => [c.name, c]));
+    const schema = build.columns.map((c) => given.get(c.name) ?? c);
+    const load = await this.guard("staging rows of", () => VolumeLoad.open(this.context.session, bulk.folder(this.ref), schema));
+    this.volumeLoad = load;
+    for (const held of this.pending.splice(0)) await this.guard("staging rows of", () => load.append(held));
+  }
+
+  /** Parameterized multi-row INSERTs of a batch into the build table. */
+  private async insertRows(batch: RecordBatch, build: { name: string; columns: readonly Column[] }): Promise<void> {
+    const columns = this.columnsOf(batch, build);
     const targets = [
       ...columns.map((c) => c.column),
       { name: SEQUENCE_COLUMN, type: { kind: "int64" }, nullable: false } as Column,
@@ -102,16 +135,45 @@ export class DatabricksCommitUnit implements CommitUnit {
       const params = new Parameters();
       const rows: string[][] = [];
       for (let row = start; row < Math.min(batch.length, start + perStatement); row++) {
-        const cells = columns.map(({ index, column }) => {
+        const cells = columns.map(({ index, type }) => {
           const vector = batch.columns[index] as RecordBatch["columns"][number];
           if (isNull(vector, row)) return "NULL";
-          return parameterSql(column.type, params.add(parameterText(column.type, (vector.values as ArrayLike<unknown>)[row])));
+          return parameterSql(type, params.add(parameterText(type, (vector.values as ArrayLike<unknown>)[row])));
         });
         rows.push([...cells, String(this.rowsWritten + row)]);
       }
       await this.run({ sql: insertValuesSql(build.name, targets, rows), params: params.values }, "writing");
     }
     this.rowsWritten += batch.length;
+  }
+
+  /**
+   * The build table's column for each column of a batch, and the batch column's own type (its
+   * values are in that type's storage; the SQL casts them to the column's).
+   */
+  private columnsOf(
+    batch: RecordBatch,
+    build: { columns: readonly Column[] },
+  ): { index: number; column: Column; type: Column["type"] }[] {
+    const known = new Map(build.columns.map((c) => [c.name, c]));
+    return batch.schema.map((c, index) => {
+      const column = known.get(c.name);
+      if (!column) {
+        throw new SqlloadError("SL209", `${formatTargetTable(this.ref)} has no column ${c.name}`, {
+          table: formatTargetTable(this.ref),
+        });
+      }
+      return { index, column, type: c.type };
+    });
+  }
+
+  /** Moves the rows held back or staged into the build table, before the commit statements. */
+  private async flushWrites(): Promise<void> {
+    const build = this.build;
+    if (!build) return;
+    const load = this.volumeLoad;
+    if (load) await this.guard("loading the staged files into", () => load.loadInto(build.name));
+    for (const batch of this.pending.splice(0)) await this.insertRows(batch, build);
   }
 
   async appendRunLog(row: RunLogRow): Promise<void> {
@@ -121,16 +183,25 @@ export class DatabricksCommitUnit implements CommitUnit {
   async commit(): Promise<void> {
     this.done = true;
     try {
+      await this.flushWrites();
       if (this.options.strategy === "replace") await this.commitReplace();
       else await this.commitData();
     } finally {
-      await this.dropBuild();
+      await this.cleanUp();
     }
   }
 
   async abort(): Promise<void> {
     if (this.done) return;
     this.done = true;
+    await this.cleanUp();
+  }
+
+  private async cleanUp(): Promise<void> {
+    this.pending.length = 0;
+    const load = this.volumeLoad;
+    this.volumeLoad = undefined;
+    await load?.removeFiles();
     await this.dropBuild();
   }
 
@@ -226,6 +297,15 @@ export class DatabricksCommitUnit implements CommitUnit {
     const build = this.build;
     this.build = undefined;
     if (build) await this.context.session.execute(dropTableSql(build.name)).catch(() => undefined);
+  }
+
+  private async guard<T>(action: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof SqlloadError) throw error;
+      throw this.context.wrap(error, `${action} ${formatTargetTable(this.ref)}`);
+    }
   }
 
   private async run(statement: Statement, action: string): Promise<void> {

@@ -67,6 +67,15 @@ export class DatabricksSession {
     await this.query(sql, params);
   }
 
+  /**
+   * Runs a staging operation (`PUT`, `REMOVE`): the warehouse answers with a presigned URL and the
+   * driver moves the file itself, reading local files only under `localDir`.
+   */
+  async staging(sql: string, localDir: string): Promise<void> {
+    const operation = await this.session.executeStatement(sql, { stagingAllowedLocalPath: [localDir] });
+    await operation.close().catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     await this.session.close().catch(() => undefined);
     await this.client.close().catch(() => undefined);

@@ -27,6 +27,21 @@ describe("the Databricks target's settings", () => {
     expect(() => parseSettings({ host: "h", token: "t", catalog: "c" }, "/tmp")).toThrow(/http_path/);
   });
 
+  it("takes a volume as a name or a /Volumes/ folder, and a whole-number bulk threshold", () => {
+    const token = { ...base, token: "t" };
+    expect(parseSettings(token, "/tmp")).toMatchObject({ volume: undefined, bulkThreshold: 5000 });
+    expect(parseSettings({ ...token, volume: "main.raw.staging" }, "/tmp").volume).toBe("/Volumes/main/raw/staging");
+    expect(parseSettings({ ...token, volume: "/Volumes/main/raw/staging/sub-dir/" }, "/tmp").volume).toBe(
+      "/Volumes/main/raw/staging/sub-dir",
+    );
+    expect(parseSettings({ ...token, volume: "main.raw.staging", bulk_threshold: 0 }, "/tmp").bulkThreshold).toBe(0);
+    for (const volume of ["main.raw", "a.b.c.d", "/Volumes/main/raw", "main.raw.it's", "/Volumes/m/r/v/a b"]) {
+      expect(() => parseSettings({ ...token, volume }, "/tmp")).toThrow(expect.objectContaining({ code: "SL103" }));
+    }
+    expect(() => parseSettings({ ...token, bulk_threshold: -1 }, "/tmp")).toThrow(expect.objectContaining({ code: "SL103" }));
+    expect(() => parseSettings({ ...token, bulk_threshold: 1.5 }, "/tmp")).toThrow(/bulk_threshold/);
+  });
+
   it("says which commit model applies and why, and warns about collations", () => {
     expect(commitModelNote({ atomic: true, reason: 'transactions = "atomic"' })).toMatch(/BEGIN ATOMIC/);
     expect(commitModelNote({ atomic: false, reason: "x" })).toMatch(/data first .* then the run log/);

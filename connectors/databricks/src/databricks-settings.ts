@@ -13,7 +13,10 @@ export interface DatabricksSettings {
     | { readonly kind: "token"; readonly token: string }
     | { readonly kind: "oauth-m2m"; readonly clientId: string; readonly clientSecret: string };
   readonly catalog: string;
+  /** Where the bulk path stages files: a `/Volumes/<catalog>/<schema>/<volume>[/<folder>]` path. */
   readonly volume?: string | undefined;
+  /** Units of at least this many rows go through the volume (Parquet + COPY INTO); smaller ones through INSERT. */
+  readonly bulkThreshold: number;
   readonly transactions: TransactionsSetting;
   /** Extra CA certificate (PEM) to trust: a TLS-inspecting proxy, or a local test warehouse. */
   readonly caCert?: string | undefined;
@@ -30,6 +33,33 @@ function required(options: Readonly<Record<string, unknown>>, key: string, examp
   const value = text(options, key);
   if (!value) throw new SqlloadError("SL105", `the Databricks target needs \`${key}\``, { hint: `Add \`${key} = ${example}\`.` });
   return value;
+}
+
+/** Below this many rows a unit is sent as parameterized INSERTs even when a volume is set. */
+export const DEFAULT_BULK_THRESHOLD = 5000;
+
+/**
+ * `volume` as a path: `catalog.schema.volume` names a volume's root, `/Volumes/catalog/schema/volume/folder`
+ * a folder in it. Parts are limited to letters, digits, `_` and `-`, because the path goes into
+ * SQL string literals (`PUT … INTO '…'`, `COPY INTO … FROM '…'`) and Unity Catalog names allow no more.
+ */
+export function volumePath(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const parts = value.startsWith("/Volumes/") ? value.slice("/Volumes/".length).replace(/\/+$/, "").split("/") : value.split(".");
+  if (
+    parts.length < 3 ||
+    (!value.startsWith("/Volumes/") && parts.length !== 3) ||
+    parts.some((p) => !/^[A-Za-z0-9_-]+$/.test(p))
+  ) {
+    throw new SqlloadError(
+      "SL103",
+      `the Databricks target's \`volume\` must be \`catalog.schema.volume\` or a /Volumes/… path, not "${value}"`,
+      {
+        hint: 'E.g. `volume = "main.raw.sqlload_staging"` (letters, digits, `_` and `-` only).',
+      },
+    );
+  }
+  return `/Volumes/${parts.join("/")}`;
 }
 
 /** The `[target]` block's keys, checked: every problem is a coded error before anything connects. */
@@ -59,6 +89,10 @@ export function parseSettings(options: Readonly<Record<string, unknown>>, projec
   if (port !== undefined && !(typeof port === "number" && Number.isInteger(port) && port > 0)) {
     throw new SqlloadError("SL103", "the Databricks target's `port` must be a port number");
   }
+  const bulkThreshold = options.bulk_threshold ?? DEFAULT_BULK_THRESHOLD;
+  if (!(typeof bulkThreshold === "number" && Number.isInteger(bulkThreshold) && bulkThreshold >= 0)) {
+    throw new SqlloadError("SL103", "the Databricks target's `bulk_threshold` must be a whole number of rows (0 or more)");
+  }
   const caCertPath = text(options, "ca_cert");
   return {
     host,
@@ -68,7 +102,8 @@ export function parseSettings(options: Readonly<Record<string, unknown>>, projec
       ? { kind: "token", token }
       : { kind: "oauth-m2m", clientId: clientId as string, clientSecret: clientSecret as string },
     catalog,
-    volume: text(options, "volume"),
+    volume: volumePath(text(options, "volume")),
+    bulkThreshold,
     transactions,
     caCert: caCertPath ? readFileSync(resolve(projectDir, caCertPath), "utf8") : undefined,
   };

@@ -16,8 +16,9 @@ import {
   type TargetTableInfo,
   type TargetTableRef,
 } from "@sqlload/core";
+import { sweepFolder } from "./databricks-bulk-load.js";
 import { type CommitModelChoice, collationWarning, commitModelNote } from "./databricks-commit-model.js";
-import { DatabricksCommitUnit, type UnitContext } from "./databricks-commit-unit.js";
+import { type BulkPath, DatabricksCommitUnit, type UnitContext } from "./databricks-commit-unit.js";
 import { qualifiedSchema, qualifiedTable, quoteIdentifier } from "./databricks-dialect.js";
 import { acquireTableLock } from "./databricks-lock.js";
 import { maxCursorSql } from "./databricks-range.js";
@@ -25,6 +26,7 @@ import { ensureRunLogSql, readRunLog } from "./databricks-run-log.js";
 import type { DatabricksSession } from "./databricks-session.js";
 import { addColumnsSql, createTableSql } from "./databricks-statements.js";
 import { databricksType, logicalTypeOf, storedColumn } from "./databricks-types.js";
+import { tableFolder } from "./databricks-volume.js";
 import { databricksError } from "./errors.js";
 
 /**
@@ -36,13 +38,27 @@ export class DatabricksTarget implements TargetConnection {
   readonly capabilities: TargetCapabilities;
   private readonly schemasMade = new Set<string>();
   private readonly runLogsMade = new Set<string>();
+  private readonly foldersSwept = new Set<string>();
+  private readonly bulk: BulkPath | undefined;
 
   constructor(
     readonly session: DatabricksSession,
     readonly catalog: string,
     readonly commitModel: CommitModelChoice,
+    /** The bulk path's volume and threshold (see `databricks-bulk-load.ts`); none: every unit uses INSERT. */
+    staging?: { readonly volume: string; readonly threshold: number },
   ) {
     this.capabilities = databricksCapabilities(commitModel.atomic);
+    this.bulk = staging && {
+      threshold: staging.threshold,
+      folder: (ref) => tableFolder(staging.volume, ref),
+      sweep: async (ref) => {
+        const folder = tableFolder(staging.volume, ref);
+        if (this.foldersSwept.has(folder)) return;
+        await this.guard(`sweeping the staged files of ${formatTargetTable(ref)}`, () => sweepFolder(this.session, folder));
+        this.foldersSwept.add(folder);
+      },
+    };
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
@@ -155,6 +171,7 @@ export class DatabricksTarget implements TargetConnection {
       ensureRunLog: (schema) => this.ensureRunLog(schema),
       ensureSchema: (schema) => this.ensureSchema(schema),
       wrap: (error, action) => this.wrap(error, action),
+      bulk: this.bulk,
     };
   }
 

@@ -36,9 +36,11 @@ describe("the Databricks type map", () => {
       kind: "list",
       element: { kind: "decimal", precision: 10, scale: 2 },
     });
-    expect(() => databricksType({ kind: "list", element: { kind: "list", element: { kind: "int64" } } })).toThrow(
-      /lists of lists/,
-    );
+    expect(databricksType({ kind: "list", element: { kind: "list", element: { kind: "date" } } })).toBe("ARRAY<ARRAY<DATE>>");
+    expect(logicalTypeOf("array<array<date>>")).toEqual({
+      kind: "list",
+      element: { kind: "list", element: { kind: "date" } },
+    });
     expect(() => logicalTypeOf("map<string,int>")).toThrow(/no sqlload type/);
   });
 });
@@ -66,6 +68,18 @@ describe("values as STRING parameters", () => {
     );
     expect(parameterText({ kind: "list", element: { kind: "int64" } }, [2n ** 63n - 1n, null])).toBe(
       '["9223372036854775807",null]',
+    );
+  });
+
+  it("sends a list of lists as JSON texts of JSON texts, cast level by level", () => {
+    const nested: LogicalType = { kind: "list", element: { kind: "list", element: { kind: "date" } } };
+    expect(parameterText(nested, [[19782, null], [], null])).toBe('["[\\"2024-02-29\\",null]","[]",null]');
+    expect(parameterSql(nested, ":p0")).toBe(
+      "transform(from_json(:p0, 'ARRAY<STRING>'), x0 -> CAST(from_json(x0, 'ARRAY<STRING>') AS ARRAY<DATE>))",
+    );
+    const bytes: LogicalType = { kind: "list", element: { kind: "list", element: { kind: "bytes" } } };
+    expect(parameterSql(bytes, ":p0")).toBe(
+      "transform(from_json(:p0, 'ARRAY<STRING>'), x0 -> transform(from_json(x0, 'ARRAY<STRING>'), x1 -> unhex(x1)))",
     );
   });
 });

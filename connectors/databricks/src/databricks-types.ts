@@ -41,11 +41,6 @@ export function databricksType(type: LogicalType): string {
     case "timestamptz":
       return "TIMESTAMP";
     case "list":
-      if (type.element.kind === "list") {
-        throw new SqlloadError("SL302", "the Databricks target does not write lists of lists", {
-          hint: "Leave the column out with `columns`, or cast it to JSON text in the source.",
-        });
-      }
       return `ARRAY<${databricksType(type.element)}>`;
   }
 }
@@ -128,13 +123,22 @@ export function parameterSql(type: LogicalType, marker: string): string {
     case "bytes":
       return `unhex(${marker})`;
     case "list":
-      if (type.element.kind === "bytes") {
-        return `transform(from_json(${marker}, 'ARRAY<STRING>'), x -> unhex(x))`;
-      }
-      return `CAST(from_json(${marker}, 'ARRAY<STRING>') AS ${databricksType(type)})`;
+      return listSql(type.element, marker, 0);
     default:
       return `CAST(${marker} AS ${databricksType(type)})`;
   }
+}
+
+/**
+ * A list parameter is a JSON array of its elements' own parameter texts (a nested list's element
+ * is the JSON text of that list): parsed as ARRAY<STRING>, then cast as a whole where the
+ * element is a plain type, else element by element (`transform`), one lambda variable per level.
+ */
+function listSql(element: LogicalType, text: string, depth: number): string {
+  const strings = `from_json(${text}, 'ARRAY<STRING>')`;
+  if (element.kind !== "list" && element.kind !== "bytes") return `CAST(${strings} AS ARRAY<${databricksType(element)}>)`;
+  const x = `x${depth}`;
+  return `transform(${strings}, ${x} -> ${element.kind === "bytes" ? `unhex(${x})` : listSql(element.element, x, depth + 1)})`;
 }
 
 const pad = (n: bigint | number, width: number) => String(n).padStart(width, "0");

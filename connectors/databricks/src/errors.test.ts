@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { databricksError, databricksErrorKind, errorClassOf, scrubber } from "./errors.js";
 
+/** The driver's own class name (it sets no `name`), as its staging operations throw it. */
+class StagingError extends Error {}
+
 const statusError = (message: string) => Object.assign(new Error(message), { name: "Status Error", code: -1 });
 
 describe("databricksErrorKind", () => {
@@ -34,6 +37,20 @@ describe("databricksErrorKind", () => {
     expect(databricksErrorKind(Object.assign(new Error("bad status"), { statusCode: 429 }))).toBe("rate_limit");
     expect(databricksErrorKind(Object.assign(new Error("bad status"), { statusCode: 503 }))).toBe("connection");
   });
+
+  const stagingCases: readonly [string, string][] = [
+    ["HTTP error 503 Service Unavailable", "connection"],
+    ["HTTP error 500 Internal Server Error", "connection"],
+    ["HTTP error 429 Too Many Requests", "rate_limit"],
+    ["HTTP error 504 Gateway Timeout", "timeout"],
+    ["HTTP error 403 Forbidden", "permission"],
+    ["Staging path not a subset of allowed local paths.", "unknown"],
+  ];
+  for (const [message, kind] of stagingCases) {
+    it(`a staging upload answered "${message}" is ${kind}`, () => {
+      expect(databricksErrorKind(new StagingError(message))).toBe(kind);
+    });
+  }
 });
 
 describe("databricksError", () => {

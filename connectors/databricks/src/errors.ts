@@ -57,6 +57,21 @@ const HTTP_STATUS_KINDS: Readonly<Record<number, VendorErrorKind>> = {
   504: "timeout",
 };
 
+/**
+ * What the cloud storage behind a presigned URL answered the driver's upload or removal with
+ * (`StagingError: HTTP error 503 Service Unavailable`). A 403 there is the storage refusing the
+ * URL (expired, or a network rule), not the warehouse refusing the token.
+ */
+const STAGING_STATUS_KINDS: Readonly<Record<number, VendorErrorKind>> = {
+  403: "permission",
+  408: "timeout",
+  429: "rate_limit",
+  500: "connection",
+  502: "connection",
+  503: "connection",
+  504: "timeout",
+};
+
 /** The `[CLASS]` of a Databricks message, if it has one. */
 export function errorClassOf(message: string): string | undefined {
   return /^\[([A-Z0-9_.]+)\]/.exec(message.trim())?.[1];
@@ -72,6 +87,9 @@ export function databricksErrorKind(error: unknown): VendorErrorKind {
   // The driver's own: OAuth failures, and HTTP statuses the Thrift transport reports
   // ("Received a response with a bad HTTP status code: 401", with `statusCode`).
   if (name === "AuthenticationError" || /Invalid access token/i.test(message)) return "auth";
+  // The driver's StagingError keeps Error's `name`: only its class says what it is.
+  if ((error as object | null)?.constructor?.name === "StagingError")
+    return STAGING_STATUS_KINDS[Number(/HTTP error (\d{3})/.exec(message)?.[1])] ?? "unknown";
   const status =
     (error as { statusCode?: unknown } | null)?.statusCode ?? Number(/bad HTTP status code: (\d{3})/.exec(message)?.[1]);
   const byStatus = HTTP_STATUS_KINDS[Number(status)];

@@ -44,7 +44,14 @@ export default defineConnector({
       {
         key: "volume",
         type: "string",
-        description: "A Unity Catalog volume for staging files (reserved for the bulk path; see the docs).",
+        description:
+          'The bulk path: a Unity Catalog volume ("catalog.schema.volume" or a /Volumes/… folder) where units of `bulk_threshold` rows or more are staged as Parquet and loaded with COPY INTO.',
+      },
+      {
+        key: "bulk_threshold",
+        type: "integer",
+        description:
+          "With `volume`: units with fewer rows than this (default 5000) use parameterized INSERTs instead of the volume.",
       },
       {
         key: "transactions",
@@ -66,7 +73,12 @@ export default defineConnector({
     const settings = parseSettings(context.options, context.projectDir);
     const session = await DatabricksSession.open(settings);
     const commitModel = await chooseCommitModel(session, settings.transactions);
-    return new DatabricksTarget(session, settings.catalog, commitModel);
+    return new DatabricksTarget(
+      session,
+      settings.catalog,
+      commitModel,
+      settings.volume ? { volume: settings.volume, threshold: settings.bulkThreshold } : undefined,
+    );
   },
   // "none" and "atomic" are known before connecting, so a logged table is refused before anything
   // connects; "auto" detects the model on connecting, and the runner checks it then.

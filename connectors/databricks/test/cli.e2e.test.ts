@@ -42,8 +42,13 @@ describe.runIf(built)("sqlload into Databricks (built CLI, emulated warehouse)",
       )
     ).rows.map((r) => r.map((v) => (v === null ? null : String(v))));
 
-  for (const transactions of ["auto", "none"] as const) {
-    it(`loads, continues, reloads a range and reloads all (transactions = "${transactions}")`, async () => {
+  // "auto" sends every unit as INSERTs; "none" has a volume, and its units of 3 rows or more go
+  // through it (the first load and the reload of orders), the smaller ones as INSERTs.
+  for (const [transactions, path] of [
+    ["auto", "insert"],
+    ["none", { threshold: 3 }],
+  ] as const) {
+    it(`loads, continues, reloads a range and reloads all (transactions = "${transactions}", ${path === "insert" ? "INSERT" : "volume"})`, async () => {
       const url = await createDatabase(postgres.url, `e2e_${transactions}`);
       source = new pg.Client({ connectionString: url });
       await source.connect();
@@ -53,7 +58,8 @@ describe.runIf(built)("sqlload into Databricks (built CLI, emulated warehouse)",
           (9007199254740993, 1.00, 'big id', '2026-10-11 08:00:00+00');
         INSERT INTO customers VALUES (1, 'Ada', 1), (2, 'Grace', 2);`);
       await warehouse.emulator.database.query('DROP SCHEMA IF EXISTS "sqlload"."raw" CASCADE');
-      const p = new DatabricksProject(warehouse, transactions, url, TABLES);
+      const p = new DatabricksProject(warehouse, transactions, url, TABLES, path);
+      const requestsBefore = warehouse.emulator.failures.requests.length;
 
       const listed = await p.ok("connectors");
       expect(listed.stdout).toMatch(/databricks/);
@@ -105,6 +111,10 @@ describe.runIf(built)("sqlload into Databricks (built CLI, emulated warehouse)",
       expect(left.rows).toEqual([]);
       const locks = await warehouse.emulator.database.query(`SELECT count(*)::VARCHAR FROM "sqlload"."raw"."_sqlload_locks"`);
       expect(locks.rows).toEqual([["0"]]);
+      // Nor any staged file; the volume was used exactly when it was set.
+      expect(warehouse.emulator.volumes.paths).toEqual([]);
+      const loads = warehouse.emulator.failures.requests.slice(requestsBefore).filter((r) => r.shapes.includes("copy_into"));
+      expect(loads.length).toBe(path === "insert" ? 0 : 2);
       await source.end();
     }, 180_000);
   }

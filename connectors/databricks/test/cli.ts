@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CliResult, runSqlload, startSqlload } from "@sqlload/testing";
-import { CATALOG, type EmulatedWarehouse } from "./harness.js";
+import { CATALOG, type EmulatedWarehouse, VOLUME, type WritePath } from "./harness.js";
 
 export { SQLLOAD_CLI as CLI } from "@sqlload/testing";
 
@@ -25,7 +25,13 @@ export function removeProjects(): void {
 export class DatabricksProject {
   readonly dir = mkdtempSync(join(tmpdir(), "sqlload-databricks-e2e-"));
 
-  constructor(warehouse: EmulatedWarehouse, transactions: "auto" | "atomic" | "none", sourceUrl: string, tables: string) {
+  constructor(
+    warehouse: EmulatedWarehouse,
+    transactions: "auto" | "atomic" | "none",
+    sourceUrl: string,
+    tables: string,
+    path: WritePath = "insert",
+  ) {
     made.push(this.dir);
     mkdirSync(join(this.dir, "node_modules", "@sqlload"), { recursive: true });
     symlinkSync(CONNECTOR, join(this.dir, "node_modules", "@sqlload", "connector-databricks"), "dir");
@@ -43,7 +49,7 @@ catalog = "${CATALOG}"
 ca_cert = "warehouse-ca.pem"
 transactions = "${transactions}"
 schema = "raw"
-
+${path === "insert" ? "" : `volume = "${VOLUME}"\nbulk_threshold = ${path.threshold}\n`}
 [sources.app]
 connector = "postgres"
 url = "${sourceUrl}"

@@ -6,7 +6,7 @@ import { requestMatching } from "@sqlload/testing/emulator";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, DatabricksProject, removeProjects } from "./cli.js";
-import { EmulatedWarehouse } from "./harness.js";
+import { EmulatedWarehouse, type WritePath } from "./harness.js";
 
 // SPEC §6 on Databricks: the built CLI is SIGKILLed while a request is in flight at the
 // emulated warehouse (held there until the process is gone), then a rerun must end exactly
@@ -38,7 +38,10 @@ describe.runIf(built)("crash safety of the Databricks target (built CLI, emulate
   });
 
   /** A source of 3,000 orders over 3 days and a fresh target schema; the project loads them in 1-day windows. */
-  async function setUp(transactions: "atomic" | "none"): Promise<{ p: DatabricksProject; expected: string[] }> {
+  async function setUp(
+    transactions: "atomic" | "none",
+    path: WritePath = "insert",
+  ): Promise<{ p: DatabricksProject; expected: string[] }> {
     const url = await createDatabase(postgres.url, `crash_${++databases}`);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -52,7 +55,7 @@ describe.runIf(built)("crash safety of the Databricks target (built CLI, emulate
     await warehouse.emulator.database.query('DROP SCHEMA IF EXISTS "sqlload"."raw" CASCADE');
     warehouse.emulator.abandonHeld();
     warehouse.emulator.failures.reset();
-    return { p: new DatabricksProject(warehouse, transactions, url, TABLES), expected };
+    return { p: new DatabricksProject(warehouse, transactions, url, TABLES, path), expected };
   }
 
   async function targetRows(): Promise<string[]> {
@@ -128,6 +131,32 @@ describe.runIf(built)("crash safety of the Databricks target (built CLI, emulate
     await p.ok("load");
     expect(await targetRows()).toEqual(expected);
   }, 240_000);
+
+  // The bulk path (each 1,000-row window staged as Parquet in the volume): killed after a window's
+  // upload (its COPY INTO in flight) and after its load (the data commit, or the run-log record,
+  // in flight). The rerun ends exact, and sweeps the file the killed run left in the volume.
+  const BULK = { threshold: 100 } as const;
+  const bulkKills = [
+    ["none", "copy_into", 1000, 1, "after the upload"],
+    ["none", "run_log_insert", 2000, 1, "after the load and the data commit, before the run-log record"],
+    ["atomic", "copy_into", 1000, 1, "after the upload"],
+    ["atomic", "begin_atomic", 1000, 1, "after the load, before the block with the data and its record"],
+  ] as const;
+  for (const [transactions, shape, rows, records, when] of bulkKills) {
+    it(`bulk path, ${transactions === "none" ? "data-then-log" : "atomic"}: killed ${when}, the rerun ends exact`, async () => {
+      const { p, expected } = await setUp(transactions, BULK);
+      await killAt(p, shape, 2);
+      warehouse.emulator.abandonHeld();
+      expect((await targetRows()).length).toBe(rows);
+      expect(await runLog()).toBe(records);
+      // The window the killed run was in left its staged file behind.
+      expect(warehouse.emulator.volumes.paths).toHaveLength(1);
+      await p.ok("load");
+      expect(await targetRows()).toEqual(expected);
+      expect(warehouse.emulator.volumes.paths).toEqual([]);
+      expect(warehouse.emulator.failures.requests.some((r) => r.shapes.includes("copy_into"))).toBe(true);
+    }, 240_000);
+  }
 
   // Core refuses logged-state tables on a `data-then-log` target before anything connects: checkpoints
   // could not stay exactly once when the log commits after the data.

@@ -7,6 +7,11 @@ import type { DatabricksTarget } from "../src/databricks-target.js";
 import connector from "../src/index.js";
 
 export const CATALOG = "sqlload";
+/** The volume every emulated warehouse has, for the bulk path. */
+export const VOLUME = "sqlload.staging.files";
+
+/** How units are sent: `insert` (no volume), or through the volume from `threshold` rows on. */
+export type WritePath = "insert" | { readonly threshold: number };
 
 /**
  * A Databricks emulator for one test file, and the `[target]` settings that reach it (the
@@ -19,16 +24,17 @@ export class EmulatedWarehouse {
   ) {}
 
   static async start(options: DatabricksEmulatorOptions = {}): Promise<EmulatedWarehouse> {
-    const emulator = await DatabricksEmulator.start({ catalogs: [CATALOG], ...options });
+    const emulator = await DatabricksEmulator.start({ catalogs: [CATALOG], volumes: [VOLUME], ...options });
     const dir = mkdtempSync(join(tmpdir(), "sqlload-databricks-test-"));
     writeFileSync(join(dir, "warehouse-ca.pem"), emulator.certificate.cert);
     return new EmulatedWarehouse(emulator, dir);
   }
 
   /** The `[target]` keys of a project whose folder is `this.dir`. */
-  settings(transactions: "auto" | "atomic" | "none"): Record<string, unknown> {
+  settings(transactions: "auto" | "atomic" | "none", path: WritePath = "insert"): Record<string, unknown> {
     const e = this.emulator.endpoint;
     return {
+      ...(path === "insert" ? {} : { volume: VOLUME, bulk_threshold: path.threshold }),
       host: e.host,
       port: e.port,
       http_path: e.httpPath,
@@ -39,9 +45,13 @@ export class EmulatedWarehouse {
     };
   }
 
-  async open(transactions: "auto" | "atomic" | "none", schema = "raw"): Promise<DatabricksTarget> {
+  async open(transactions: "auto" | "atomic" | "none", schema = "raw", path: WritePath = "insert"): Promise<DatabricksTarget> {
     if (!connector.target) throw new Error("no target");
-    return (await connector.target({ options: this.settings(transactions), projectDir: this.dir, schema })) as DatabricksTarget;
+    return (await connector.target({
+      options: this.settings(transactions, path),
+      projectDir: this.dir,
+      schema,
+    })) as DatabricksTarget;
   }
 
   /** Every row of a table as DuckDB holds it, in forms the conformance normalizer reads; null when absent. */

@@ -12,6 +12,8 @@ import connector from "../src/index.js";
  * SQLLOAD_DATABRICKS_HOST, SQLLOAD_DATABRICKS_HTTP_PATH and SQLLOAD_DATABRICKS_TOKEN, with
  * SQLLOAD_DATABRICKS_CATALOG (default `main`) and SQLLOAD_DATABRICKS_TRANSACTIONS (default
  * `auto`). Each test makes a schema `sqlload_conf_<pid>_<n>` in the catalog and drops it after.
+ * With SQLLOAD_DATABRICKS_VOLUME (`catalog.schema.volume`, a volume the token may write) every unit
+ * goes through the bulk path (threshold 0; SQLLOAD_DATABRICKS_BULK_THRESHOLD overrides it).
  */
 const env = process.env;
 const missing = ["SQLLOAD_DATABRICKS_HOST", "SQLLOAD_DATABRICKS_HTTP_PATH", "SQLLOAD_DATABRICKS_TOKEN"].filter((k) => !env[k]);
@@ -29,14 +31,16 @@ if (missing.length > 0) {
     token: env.SQLLOAD_DATABRICKS_TOKEN,
     catalog: env.SQLLOAD_DATABRICKS_CATALOG ?? "main",
     transactions: env.SQLLOAD_DATABRICKS_TRANSACTIONS ?? "auto",
+    ...(env.SQLLOAD_DATABRICKS_VOLUME
+      ? { volume: env.SQLLOAD_DATABRICKS_VOLUME, bulk_threshold: Number(env.SQLLOAD_DATABRICKS_BULK_THRESHOLD ?? 0) }
+      : {}),
   };
   const settings = parseSettings(options, process.cwd());
   let schemas = 0;
-  describeTargetConformance("databricks (real workspace)", {
+  describeTargetConformance(`databricks (real workspace${options.volume ? ", volume" : ""})`, {
     skips: {
       oddIdentifiers: "Unity Catalog refuses periods, spaces and control characters in table names and folds them to lower case",
       oddSchemaNames: "Unity Catalog refuses periods, spaces and control characters in schema names",
-      "type.nestedList": "lists of lists are not written by this connector yet (element values would need nested casts)",
     },
     async connect() {
       const schema = `sqlload_conf_${process.pid}_${++schemas}`;

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestMatching } from "../failure-injection.js";
 import { DatabricksEmulator } from "./databricks-emulator.js";
@@ -11,7 +14,7 @@ describe("the Databricks emulator", () => {
   let emulator: DatabricksEmulator;
   let legacy: DatabricksEmulator;
   beforeAll(async () => {
-    emulator = await DatabricksEmulator.start({ catalogs: ["cat"] });
+    emulator = await DatabricksEmulator.start({ catalogs: ["cat"], volumes: ["cat.s.vol"] });
     legacy = await DatabricksEmulator.start({ catalogs: ["cat"], atomic: false });
   });
   afterAll(async () => {
@@ -32,8 +35,11 @@ describe("the Databricks emulator", () => {
       retryMaxAttempts: 1,
     });
     const session = await client.openSession({ initialCatalog: "cat" });
-    const run = async (sql: string, params: Record<string, string | null> = {}) => {
-      const op = await session.executeStatement(sql, { namedParameters: params });
+    const run = async (sql: string, params: Record<string, string | null> = {}, staging?: string) => {
+      const op = await session.executeStatement(sql, {
+        namedParameters: params,
+        ...(staging ? { stagingAllowedLocalPath: [staging] } : {}),
+      });
       try {
         return await op.fetchAll();
       } finally {
@@ -161,6 +167,111 @@ describe("the Databricks emulator", () => {
       expect(await c.run("SELECT 1")).toEqual([{ 1: 1 }]);
     } finally {
       await c.close();
+    }
+  });
+
+  it("stages files through presigned URLs, and COPY INTO loads each file into a table once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sqlload-emulator-volume-"));
+    const c = await connect(emulator);
+    try {
+      const local = join(dir, "a.parquet");
+      await emulator.database.query(`COPY (SELECT 9007199254740993::BIGINT AS id, 'x😀' AS v) TO '${local}' (FORMAT parquet)`);
+      await c.run("CREATE SCHEMA IF NOT EXISTS `cat`.`s`");
+      await c.run("CREATE TABLE IF NOT EXISTS `cat`.`s`.`v` (`id` BIGINT, `v` STRING)");
+      await c.run(`PUT '${local}' INTO '/Volumes/cat/s/vol/f/a.parquet' OVERWRITE`, {}, dir);
+      expect(emulator.volumes.paths).toEqual(["/Volumes/cat/s/vol/f/a.parquet"]);
+      // The driver refuses a local file outside the allowed folder before anything moves.
+      await expect(
+        c.run(`PUT '${local}' INTO '/Volumes/cat/s/vol/f/b.parquet' OVERWRITE`, {}, join(dir, "other")),
+      ).rejects.toThrow(/not a subset of allowed local paths/);
+      await expect(c.run(`PUT '${local}' INTO '/Volumes/cat/s/vol/f/a.parquet'`, {}, dir)).rejects.toThrow(/FILE_ALREADY_EXISTS/);
+      await expect(c.run(`PUT '${local}' INTO '/Volumes/cat/s/nope/a.parquet' OVERWRITE`, {}, dir)).rejects.toThrow(
+        /UC_VOLUME_NOT_FOUND/,
+      );
+      const listed = await c.run("LIST '/Volumes/cat/s/vol/f/'");
+      expect(listed).toMatchObject([{ path: "/Volumes/cat/s/vol/f/a.parquet", name: "a.parquet" }]);
+      const copy = "COPY INTO `cat`.`s`.`v` FROM '/Volumes/cat/s/vol/f' FILEFORMAT = PARQUET FILES = ('a.parquet')";
+      expect(await c.run(copy)).toMatchObject([{ num_inserted_rows: 1 }]);
+      // Idempotent per file: loading it again skips it.
+      expect(await c.run(copy)).toMatchObject([{ num_inserted_rows: 0 }]);
+      expect((await emulator.database.query('SELECT id::VARCHAR, v FROM "cat"."s".v')).rows).toEqual([
+        ["9007199254740993", "x😀"],
+      ]);
+      // Of two files named at once, only the one not loaded before is read.
+      await c.run(`PUT '${local}' INTO '/Volumes/cat/s/vol/f/b.parquet' OVERWRITE`, {}, dir);
+      expect(
+        await c.run(
+          "COPY INTO `cat`.`s`.`v` FROM '/Volumes/cat/s/vol/f' FILEFORMAT = PARQUET FILES = ('a.parquet', 'b.parquet')",
+        ),
+      ).toMatchObject([{ num_inserted_rows: 1 }]);
+      await c.run("REMOVE '/Volumes/cat/s/vol/f/b.parquet'", {}, dir);
+      await expect(
+        c.run("COPY INTO `cat`.`s`.`v` FROM '/Volumes/cat/s/vol/f' FILEFORMAT = PARQUET FILES = ('missing.parquet')"),
+      ).rejects.toThrow(/PATH_NOT_FOUND/);
+      await c.run("CREATE TABLE IF NOT EXISTS `cat`.`s`.`w` (`id` INT, `v` STRING)");
+      await expect(
+        c.run("COPY INTO `cat`.`s`.`w` FROM '/Volumes/cat/s/vol/f' FILEFORMAT = PARQUET FILES = ('a.parquet')"),
+      ).rejects.toThrow(/DELTA_FAILED_TO_MERGE_FIELDS/);
+      await expect(c.run(`BEGIN ATOMIC\n  ${copy};\nEND;`)).rejects.toThrow(/TRANSACTION_NOT_SUPPORTED/);
+      await c.run("REMOVE '/Volumes/cat/s/vol/f/a.parquet'", {}, dir);
+      expect(emulator.volumes.paths).toEqual([]);
+      await expect(c.run("LIST '/Volumes/cat/s/vol/f/'")).rejects.toThrow(/PATH_NOT_FOUND/);
+    } finally {
+      await c.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a presigned URL used twice or without its header, and injects failures at the upload", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sqlload-emulator-volume-"));
+    const c = await connect(emulator);
+    try {
+      const local = join(dir, "b.parquet");
+      await emulator.database.query(`COPY (SELECT 1::BIGINT AS id) TO '${local}' (FORMAT parquet)`);
+      const hit = emulator.failures.failNext(requestMatching({ operation: "volume_put" }), "storage is down", { status: 503 });
+      await expect(c.run(`PUT '${local}' INTO '/Volumes/cat/s/vol/g/b.parquet' OVERWRITE`, {}, dir)).rejects.toThrow(
+        /HTTP error 503/,
+      );
+      expect((await hit).statement).toBe("/Volumes/cat/s/vol/g/b.parquet");
+      expect(emulator.volumes.paths).not.toContain("/Volumes/cat/s/vol/g/b.parquet");
+      // Without the driver: the URL the warehouse answers with, used with and without its header.
+      const e = emulator.endpoint;
+      const { DBSQLClient: Client } = require("@databricks/sql") as typeof import("@databricks/sql");
+      const client = new Client({ logger: new DBSQLLogger({ level: LogLevel.error }) });
+      await client.connect({
+        host: e.host,
+        port: e.port,
+        path: e.httpPath,
+        token: e.token,
+        customCaCert: e.caCert,
+        telemetryEnabled: false,
+      });
+      const session = await client.openSession({ initialCatalog: "cat" });
+      const op = await session.executeStatement(`PUT '${local}' INTO '/Volumes/cat/s/vol/g/b.parquet' OVERWRITE`);
+      const [row] = (await op.fetchAll()) as { presignedUrl: string; headers: Record<string, string> }[];
+      await op.close();
+      await session.close();
+      await client.close();
+      const { request } = await import("node:https");
+      const send = (headers: Record<string, string>) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request(
+            row?.presignedUrl as string,
+            { method: "PUT", ca: e.caCert, headers: { ...headers, "content-length": "1" } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on("error", reject);
+          req.end("x");
+        });
+      expect(await send({})).toBe(403);
+      expect(await send(row?.headers ?? {})).toBe(200);
+      expect(await send(row?.headers ?? {})).toBe(403);
+    } finally {
+      await c.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

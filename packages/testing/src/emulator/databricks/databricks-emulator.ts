@@ -12,6 +12,7 @@ import { resultRowSet, resultSchema, ttypes } from "./databricks-results.js";
 import { type DatabricksContext, databricksShapes } from "./databricks-shapes.js";
 import { databricksTypeName, toDuckDbSql } from "./databricks-sql.js";
 import { type SelfSignedCertificate, selfSignedCertificate } from "./databricks-tls.js";
+import { EmulatedVolumes, type StagingAnswer, VOLUME_SHAPES, volumeShapes } from "./databricks-volume.js";
 
 const require = createRequire(import.meta.url);
 const thrift = require("thrift") as {
@@ -45,7 +46,12 @@ export interface DatabricksEmulatorOptions {
    * transactions). Default true; false answers them with a syntax error, as older runtimes do.
    */
   readonly atomic?: boolean;
+  /** The Unity Catalog volumes that exist, as `catalog.schema.volume` (for the bulk path). Default none. */
+  readonly volumes?: readonly string[];
 }
+
+/** Every statement shape the warehouse understands: the connector's SQL, and the bulk path's. */
+const allShapes = [...volumeShapes, ...databricksShapes];
 
 interface SessionState {
   readonly session: EmulatorSession;
@@ -69,6 +75,8 @@ export class DatabricksEmulator {
   private readonly context: DatabricksContext = { tablesCreatedCatalogManaged: new Set() };
   /** Bumped by `abandonHeld`: a request held across it is answered with an error and never runs. */
   private epoch = 0;
+  /** The Unity Catalog volumes: staged files, presigned URLs, and what COPY INTO loaded where. */
+  readonly volumes: EmulatedVolumes;
 
   private constructor(
     readonly database: EmulatorDatabase,
@@ -77,7 +85,10 @@ export class DatabricksEmulator {
     readonly httpPath: string,
     readonly token: string,
     private readonly atomic: boolean,
-  ) {}
+    volumes: readonly string[],
+  ) {
+    this.volumes = new EmulatedVolumes(volumes, this.failures, () => `https://127.0.0.1:${this.port}`);
+  }
 
   static async start(options: DatabricksEmulatorOptions = {}): Promise<DatabricksEmulator> {
     const database = await EmulatorDatabase.open();
@@ -101,7 +112,9 @@ export class DatabricksEmulator {
         },
       },
     });
-    const server = createServer({ key: certificate.key, cert: certificate.cert }, (request, response) => {
+    const server = createServer({ key: certificate.key, cert: certificate.cert }, async (request, response) => {
+      // Presigned URLs carry no token: the grant in the URL and its header are the authorization.
+      if (await (emulator as DatabricksEmulator).volumes.serve(request, response)) return;
       if (request.headers.authorization !== `Bearer ${token}`) {
         response.writeHead(401, { "content-type": "text/plain" });
         response.end("Invalid access token.");
@@ -110,7 +123,15 @@ export class DatabricksEmulator {
       thriftServer.emit("request", request, response);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    emulator = new DatabricksEmulator(database, server, certificate, httpPath, token, options.atomic !== false);
+    emulator = new DatabricksEmulator(
+      database,
+      server,
+      certificate,
+      httpPath,
+      token,
+      options.atomic !== false,
+      options.volumes ?? [],
+    );
     return emulator;
   }
 
@@ -143,6 +164,7 @@ export class DatabricksEmulator {
       this.server.closeAllConnections();
     });
     this.database.close();
+    this.volumes.close();
   }
 
   private async handle(method: string, req: ThriftRequest): Promise<unknown> {
@@ -187,7 +209,7 @@ export class DatabricksEmulator {
       if (!state) throw new EmulatorError("not_found", "[INVALID_HANDLE] the session does not exist");
       const statement = String(req.statement);
       const atomicBody = /^\s*BEGIN\s+ATOMIC\b([\s\S]*?)\bEND\s*;?\s*$/i.exec(statement);
-      const matched = atomicBody ? this.atomicStatements(atomicBody[1] as string) : [matchStatement(databricksShapes, statement)];
+      const matched = atomicBody ? this.atomicStatements(atomicBody[1] as string) : [matchStatement(allShapes, statement)];
       const epoch = this.epoch;
       await this.failures.intercept({
         protocol: "databricks",
@@ -200,7 +222,7 @@ export class DatabricksEmulator {
       const result = atomicBody
         ? await this.runAtomic(matched, params)
         : await this.runOne(state.session, matched[0] as MatchedStatement<DatabricksContext>, params);
-      return this.answer(result);
+      return "staging" in result ? this.answer(result.result, true) : this.answer(result);
     } catch (error) {
       return new ttypes.TExecuteStatementResp({ status: new ttypes.TStatus(databricksErrorStatus(error)) });
     }
@@ -211,8 +233,14 @@ export class DatabricksEmulator {
     if (!this.atomic) {
       throw new EmulatorError("unsupported", "[PARSE_SYNTAX_ERROR] Syntax error at or near 'ATOMIC'. SQLSTATE: 42601");
     }
-    const matched = splitStatements(body).map((s) => matchStatement(databricksShapes, s));
+    const matched = splitStatements(body).map((s) => matchStatement(allShapes, s));
     for (const m of matched) {
+      if (VOLUME_SHAPES.has(m.shape.name)) {
+        throw new EmulatorError(
+          "not_allowed",
+          `[TRANSACTION_NOT_SUPPORTED.STATEMENT] ${m.shape.name} cannot run in a transaction. SQLSTATE: 0A000`,
+        );
+      }
       if (m.shape.kind === "ddl") {
         throw new EmulatorError(
           "not_allowed",
@@ -261,7 +289,8 @@ export class DatabricksEmulator {
     session: EmulatorSession,
     m: MatchedStatement<DatabricksContext>,
     params: Record<string, DuckDBValue>,
-  ): Promise<StatementResult> {
+  ): Promise<StatementResult | StagingAnswer> {
+    if (VOLUME_SHAPES.has(m.shape.name)) return this.volumes.run(m.shape.name, m.match, session);
     if (m.shape.name !== "replace_where") return this.runMatched(session, m, params);
     return this.runAtomic([m], params);
   }
@@ -292,6 +321,9 @@ export class DatabricksEmulator {
       result = await session.run(text, only(params, text.replace(/\$([A-Za-z_]\w*)/g, ":$1")));
       changed += result.rowsChanged;
     }
+    if (m.shape.name === "drop_table" || m.shape.name === "create_or_replace") {
+      this.volumes.forgetTable(toDuckDbSql(m.match[1] as string).toLowerCase());
+    }
     if (m.shape.name === "create_table" || m.shape.name === "create_or_replace") {
       const table = toDuckDbSql(m.match[1] as string).toLowerCase();
       if (/'delta\.feature\.catalogManaged'\s*=\s*'supported'/.test(m.match[m.shape.name === "create_table" ? 3 : 2] ?? "")) {
@@ -309,7 +341,8 @@ export class DatabricksEmulator {
     return { ...result, rowsChanged: changed };
   }
 
-  private answer(result: StatementResult): unknown {
+  /** A finished statement with its rows as direct results; `staging` marks a staging operation's answer. */
+  private answer(result: StatementResult, staging = false): unknown {
     const ok = new ttypes.TStatus({ statusCode: ttypes.TStatusCode.SUCCESS_STATUS });
     const hasResultSet = result.columns.length > 0;
     const rows: StatementResult = hasResultSet
@@ -336,6 +369,7 @@ export class DatabricksEmulator {
           status: ok,
           schema: resultSchema(rows),
           resultFormat: ttypes.TSparkRowSetType.COLUMN_BASED_SET,
+          ...(staging ? { isStagingOperation: true } : {}),
         }),
         resultSet: new ttypes.TFetchResultsResp({ status: ok, hasMoreRows: false, results: resultRowSet(rows) }),
         closeOperation: new ttypes.TCloseOperationResp({ status: ok }),

@@ -60,6 +60,8 @@ function encodingOf(duckdbType: string): Encoded {
     case "DOUBLE":
       return { typeName: "DOUBLE_TYPE", field: "doubleVal", value: (v) => Number(v) };
     default:
+      // A map travels as JSON text, which the driver parses for MAP_TYPE columns (a staging answer's `headers`).
+      if (duckdbType.startsWith("MAP(")) return { typeName: "MAP_TYPE", field: "stringVal", value: (v) => asText(v) };
       return { typeName: "STRING_TYPE", field: "stringVal", value: (v) => asText(v) };
   }
 }

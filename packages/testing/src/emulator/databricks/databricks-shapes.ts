@@ -37,7 +37,7 @@ export const databricksShapes: readonly StatementShape<DatabricksContext>[] = [
     kind: "ddl",
     pattern: new RegExp(`^ALTER TABLE ${Q} ADD COLUMNS \\(([\\s\\S]+)\\)$`),
     translate: (m) => ({
-      sql: [...(m[2] as string).matchAll(new RegExp(`(${N}) ((?:ARRAY<)?[A-Z_]+(?:\\(\\d+,\\d+\\))?>?)`, "g"))].map((c) =>
+      sql: [...(m[2] as string).matchAll(new RegExp(`(${N}) ((?:ARRAY<)*[A-Z_]+(?:\\(\\d+,\\d+\\))?>*)`, "g"))].map((c) =>
         toDuckDbSql(`ALTER TABLE ${m[1]} ADD COLUMN ${c[1]} ${c[2]}`),
       ),
     }),

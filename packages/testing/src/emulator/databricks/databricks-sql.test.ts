@@ -13,6 +13,13 @@ describe("Databricks SQL to DuckDB", () => {
     expect(toDuckDbSql("CAST(from_json(:p0, 'ARRAY<STRING>') AS ARRAY<TIMESTAMP>), `c` ARRAY<DECIMAL(10,2)>")).toBe(
       'CAST(CAST(CAST($p0 AS JSON) AS VARCHAR[]) AS TIMESTAMPTZ[]), "c" DECIMAL(10,2)[]',
     );
+    expect(
+      toDuckDbSql(
+        "transform(from_json(:p0, 'ARRAY<STRING>'), x0 -> CAST(from_json(x0, 'ARRAY<STRING>') AS ARRAY<DATE>)), `n` ARRAY<ARRAY<BIGINT>>",
+      ),
+    ).toBe(
+      'list_transform(CAST(CAST($p0 AS JSON) AS VARCHAR[]), x0 -> CAST(CAST(CAST(x0 AS JSON) AS VARCHAR[]) AS DATE[])), "n" BIGINT[][]',
+    );
     expect(toDuckDbSql("CAST(unix_date(MAX(`d`)) AS STRING)")).toBe(
       `CAST(datediff('day', DATE '1970-01-01', MAX("d")) AS VARCHAR)`,
     );
@@ -23,6 +30,7 @@ describe("Databricks SQL to DuckDB", () => {
     expect(databricksTypeName("TIMESTAMP WITH TIME ZONE")).toBe("timestamp");
     expect(databricksTypeName("TIMESTAMP")).toBe("timestamp_ntz");
     expect(databricksTypeName("BIGINT[]")).toBe("array<bigint>");
+    expect(databricksTypeName("DATE[][]")).toBe("array<array<date>>");
     expect(() => databricksTypeName("HUGEINT")).toThrow(/no Databricks name/);
   });
 });

@@ -45,8 +45,15 @@ export function toDuckDbSql(sql: string): string {
     .replace(/\s+COLLATE\s+UTF8_BINARY\b/gi, "")
     .replace(/\s+TBLPROPERTIES\s*\((?:[^()']|'(?:[^']|'')*')*\)/gi, "")
     .replace(/\bunix_date\s*\(/gi, "datediff('day', DATE '1970-01-01', ")
-    .replace(/\bfrom_json\((\$\w+), 'ARRAY<STRING>'\)/gi, "CAST(CAST($1 AS JSON) AS VARCHAR[])")
-    .replace(/\bARRAY<([A-Z_]+(?:\(\d+,\d+\))?)>/gi, "$1[]");
+    .replace(/\bfrom_json\((\$?\w+), 'ARRAY<STRING>'\)/gi, "CAST(CAST($1 AS JSON) AS VARCHAR[])")
+    .replace(/\btransform\(/gi, "list_transform(")
+    .replace(/(?:\bARRAY<)+[A-Z_]+(?:\(\d+,\d+\))?>+/gi, arrayType);
+}
+
+/** `ARRAY<ARRAY<DATE>>` → `DATE[][]`, at any depth. */
+function arrayType(spark: string): string {
+  const depth = (spark.match(/ARRAY</gi) ?? []).length;
+  return `${spark.replace(/ARRAY<|>/gi, "")}${"[]".repeat(depth)}`;
 }
 
 function translateWord(word: string, rest: string): string {
