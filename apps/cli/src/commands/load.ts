@@ -119,6 +119,7 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
         endCursor: flags["end-cursor"],
         maxWindows: flags["max-windows"],
         reload: flags.reload,
+        restart: flags.restart,
       };
       const progress = !json && (flags.progress ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));
       const looping = flags["until-caught-up"];

@@ -48,7 +48,7 @@ TABLES selects tables: a target name without schema (app__orders), a source name
       const planned = await planProject(
         session,
         tables,
-        { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], reload: flags.reload },
+        { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], reload: flags.reload, restart: flags.restart },
         new Date(),
       );
       const { prepared, failed } = planned;

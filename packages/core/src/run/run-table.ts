@@ -10,6 +10,7 @@ import type { TablePlan } from "../plan/plan-table.js";
 import { type CommitSchedule, commitSchedule, lookupFrom, nextWindow, type ReadPass, startOfWalk } from "./commit-schedule.js";
 import { Committer } from "./committer.js";
 import { crashPoint } from "./crash-points.js";
+import { type RecordBuilder, startReloadBuild, swapInReloadBuild } from "./reload-build.js";
 import type { LoggedStart, PreparedTable } from "./prepare-table.js";
 import { BatchFilter, interruptedError, ReadPosition, readItems } from "./read-items.js";
 import { classifyFailure, tableResult } from "./table-outcome.js";
@@ -77,7 +78,7 @@ export async function runTable(args: RunTableArgs): Promise<TableResult> {
     state: args.logged?.state,
   });
   const load: TableLoad = { args, table, schedule, filter, committer };
-  const result = (status: TableResult["status"], extra: Pick<TableResult, "caughtUp" | "error">) =>
+  const result = (status: TableResult["status"], extra: Pick<TableResult, "caughtUp" | "error" | "reload">) =>
     tableResult({
       table,
       source: plan.source,
@@ -100,9 +101,21 @@ export async function runTable(args: RunTableArgs): Promise<TableResult> {
     reader = await args.source.openTable(args.request, args.info);
     checkSourceReader(reader, args.source.capabilities, `the source of ${plan.source}.${plan.key}`);
     if (args.logged?.reconcile) await committer.reconcile(args.logged.reconcile);
+    const record: RecordBuilder = (phase, body) => committer.reloadRecord(phase, body);
+    if (plan.reloadBuild?.fresh) await startReloadBuild(args.target, plan, record);
     const caughtUp = await loadAll(load, reader);
     await committer.finish();
-    const loaded = result("loaded", { caughtUp: schedule.reportsCaughtUp ? caughtUp : undefined });
+    if (plan.reloadBuild && caughtUp) {
+      await swapInReloadBuild({
+        target: args.target,
+        plan,
+        columns: committer.knownColumns,
+        position: committer.committedPosition,
+        record,
+      });
+    }
+    const reload = plan.reloadBuild ? (caughtUp ? "swapped" : "building") : undefined;
+    const loaded = result("loaded", { caughtUp: schedule.reportsCaughtUp ? caughtUp : undefined, reload });
     emit({ type: "table_completed", result: loaded });
     return loaded;
   } catch (error) {
