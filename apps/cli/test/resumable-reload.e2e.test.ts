@@ -61,7 +61,9 @@ describe.each(targets)("resumable reload into $name", (target) => {
     const plan = await p.ok("plan");
     expect(plan.stdout).toContain("raw.src__t ← src.t (reload in progress, window 3 of 6, old table live until the swap)");
     expect(plan.stdout).toContain("a plain load continues it, and the live table is not loaded incrementally until the swap");
-    expect(plan.stdout).toContain("cursor day from 2026-01-15 (end of the reload's last built window), below 2026-02-12 (cursor_end)");
+    expect(plan.stdout).toContain(
+      "cursor day from 2026-01-15 (end of the reload's last built window), below 2026-02-12 (cursor_end)",
+    );
 
     const again = await p.run("load", "--reload");
     expect(again.code).not.toBe(0);

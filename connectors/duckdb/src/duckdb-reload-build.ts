@@ -1,4 +1,4 @@
-import { type RunLogRow, type TargetTableRef } from "@sqlload/core";
+import type { RunLogRow, TargetTableRef } from "@sqlload/core";
 import { relationExists } from "./duckdb-catalog.js";
 import { reloadBuildName } from "./duckdb-commit-unit.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";

@@ -211,7 +211,9 @@ export class PostgresTarget implements TargetConnection {
   }
 
   async dropReloadBuild(ref: TargetTableRef): Promise<void> {
-    await this.withClient(`dropping the reload build of ${formatTargetTable(ref)}`, ref, (client) => dropReloadBuild(client, ref));
+    await this.withClient(`dropping the reload build of ${formatTargetTable(ref)}`, ref, (client) =>
+      dropReloadBuild(client, ref),
+    );
   }
 
   async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {

@@ -184,9 +184,9 @@ export { type RunPositionFacts, type RunSummary, runHistory } from "./state/run-
 export {
   decodeRunLogRow,
   encodeRunLogRecord,
+  type ReloadTag,
   RUN_LOG_FORMAT_VERSION,
   RUN_LOG_TABLE,
-  type ReloadTag,
   type RunLogEvent,
   type RunLogRecord,
   type RunLogRow,

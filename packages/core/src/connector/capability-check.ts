@@ -49,7 +49,9 @@ export function declarationProblems(capabilities: TargetCapabilities): string[] 
   if (!Array.isArray(declared) || declared.length === 0) problems.push("writeStrategies lists no strategy");
   else for (const s of declared) if (!strategies.includes(s)) problems.push(`writeStrategies names unknown strategy "${s}"`);
   if (capabilities.resumableReload && model !== "transactional") {
-    problems.push(`resumableReload needs commitModel "transactional" (the swap shares a transaction with its record), not "${model}"`);
+    problems.push(
+      `resumableReload needs commitModel "transactional" (the swap shares a transaction with its record), not "${model}"`,
+    );
   }
   if (capabilities.loggedTablesSetting !== undefined && model !== "data-then-log") {
     problems.push(`loggedTablesSetting applies to commitModel "data-then-log" only, not "${model}"`);

@@ -52,7 +52,8 @@ function commitText(plan: TablePlan): string {
         : "batch one commit per read";
     case "per-window": {
       const w = plan.windows;
-      if (!w || w.count === 0) return plan.reloadBuild ? "batch 0 windows left: the reload is swapped in" : "batch 0 windows: caught up";
+      if (!w || w.count === 0)
+        return plan.reloadBuild ? "batch 0 windows left: the reload is swapped in" : "batch 0 windows: caught up";
       const bound = w.perRun !== undefined && w.perRun < w.count ? `, at most ${w.perRun} this run` : "";
       const checkpoints = plan.loggedState ? ", and one per checkpoint" : "";
       const build = plan.reloadBuild;

@@ -14,8 +14,8 @@ import { type LoggedPosition, logDisagreesWithData, loggedPosition } from "../st
 import { pendingRollback } from "../state/rollback.js";
 import type { RunLogRow } from "../state/run-log.js";
 import { mergeTableSettings } from "./merge-settings.js";
-import { prepareReloadBuild } from "./reload-build.js";
 import type { ProjectTable } from "./project-session.js";
+import { prepareReloadBuild } from "./reload-build.js";
 import { resolveCursor } from "./resolve-cursor.js";
 
 /** A logged table's position at the start of a run (SPEC §10–§11). */
@@ -94,8 +94,7 @@ export async function prepareTable(args: {
   const loggedWindow = cursor && windowed && targetInfo && position && !build ? lastWindow(position, cursor.kind) : undefined;
   const rollback =
     cursor && targetInfo && position && !flags.reload && !build ? pendingRollback(position.history, cursor.kind) : undefined;
-  const logged =
-    info.loggedState && position ? loggedStart(position, targetMax, startsOver, cursor !== undefined) : undefined;
+  const logged = info.loggedState && position ? loggedStart(position, targetMax, startsOver, cursor !== undefined) : undefined;
   let sourceMax: CursorValue | null | undefined;
   const needsSourceMax = cursor?.kind === "integer" && windowed && !flags.endCursor && !settings.cursorEnd;
   if (needsSourceMax) {

@@ -103,9 +103,9 @@ describe("resumable reload of a windowed table", () => {
     const target = await loadedTarget();
     await runMemoryTable(source("new"), target, settings, { flags: { reload: true }, runId: "r1" });
     // Refused while planning, before anything is read or dropped.
-    await expect(
-      runMemoryTable(source("new"), target, settings, { flags: { reload: true }, runId: "r2" }),
-    ).rejects.toMatchObject({ code: "SL213", hint: expect.stringContaining("--reload --restart") });
+    await expect(runMemoryTable(source("new"), target, settings, { flags: { reload: true }, runId: "r2" })).rejects.toMatchObject(
+      { code: "SL213", hint: expect.stringContaining("--reload --restart") },
+    );
     expect(values(target, BUILD)).toHaveLength(4);
 
     const restarted = await runMemoryTable(source("newer"), target, settings, {

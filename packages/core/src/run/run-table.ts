@@ -10,9 +10,9 @@ import type { TablePlan } from "../plan/plan-table.js";
 import { type CommitSchedule, commitSchedule, lookupFrom, nextWindow, type ReadPass, startOfWalk } from "./commit-schedule.js";
 import { Committer } from "./committer.js";
 import { crashPoint } from "./crash-points.js";
-import { type RecordBuilder, startReloadBuild, swapInReloadBuild } from "./reload-build.js";
 import type { LoggedStart, PreparedTable } from "./prepare-table.js";
 import { BatchFilter, interruptedError, ReadPosition, readItems } from "./read-items.js";
+import { type RecordBuilder, startReloadBuild, swapInReloadBuild } from "./reload-build.js";
 import { classifyFailure, tableResult } from "./table-outcome.js";
 import { checkLoggedTable, checkStrategy } from "./target-support.js";
 
