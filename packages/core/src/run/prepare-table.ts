@@ -53,6 +53,8 @@ export async function prepareTable(args: {
   pendingRecords?: readonly RunLogRow[] | undefined;
   /** `plan` shows what only the target can tell (`planNotes`); a load does not spend the round trips. */
   targetNotes?: boolean | undefined;
+  /** The run this plan is for: a run executed again (a queue job) continues the reload it started. */
+  runId?: string | undefined;
 }): Promise<PreparedTable> {
   const { table, source, target, flags, now } = args;
   const config = table.config;
@@ -81,7 +83,7 @@ export async function prepareTable(args: {
   // A resumable reload's build stands in for the table: its columns, its maximum, its position.
   const build =
     cursor && windowed && strategy !== "replace" && position
-      ? await prepareReloadBuild({ target, ref: config.target, history: position.history, flags, cursor })
+      ? await prepareReloadBuild({ target, ref: config.target, history: position.history, flags, cursor, runId: args.runId })
       : undefined;
   const startsOver = flags.reload === true || (build !== undefined && build.input.resume === undefined);
   const tableColumns = build ? build.columns : targetColumns;

@@ -117,6 +117,14 @@ describe("resumable reload of a windowed table", () => {
     expect(reloadInProgress(loggedPosition(target.runLog).history)?.id).toBe("r3");
   });
 
+  it("the run that started a reload, executed again (a queue job), continues it rather than refusing it", async () => {
+    const target = await loadedTarget();
+    await runMemoryTable(source("new"), target, settings, { flags: { reload: true }, runId: "r1" });
+    const again = await runMemoryTable(source("new"), target, settings, { flags: { reload: true }, runId: "r1" });
+    expect(again.of("table_started")[0]!.plan.reloadBuild).toMatchObject({ id: "r1", phase: "resume", windowsBuilt: 2 });
+    expect(values(target, BUILD)).toHaveLength(8);
+  });
+
   it("a run that fails in window k resumes at window k, nothing doubled", async () => {
     const target = await loadedTarget();
     const commitsBefore = target.calls.commit;

@@ -24,7 +24,8 @@ export interface PreparedReloadBuild {
  * The rules of a resumable reload (SPEC §13), for a windowed table on a target declaring
  * `resumableReload`; undefined when the run is an ordinary one (no reload, or none in progress):
  * - `--reload` starts one (refused with SL213 while one is in progress, unless `--restart`);
- * - a run without `--reload` continues the one in progress, from the end of its last window,
+ * - a run without `--reload` continues the one in progress (as does the run that started it, when
+ *   executed again), from the end of its last window,
  *   while the build's maximum is still the one logged with it (the data wins: a build dropped or
  *   changed by hand starts over from the first window).
  * Reads the build table's metadata only.
@@ -35,13 +36,16 @@ export async function prepareReloadBuild(args: {
   readonly history: readonly HistoryEntry[];
   readonly flags: PlanFlags;
   readonly cursor: { readonly column: string; readonly kind: CursorKind };
+  /** This run: one executed again (a queue job after its worker died) continues the reload it started. */
+  readonly runId?: string | undefined;
 }): Promise<PreparedReloadBuild | undefined> {
   const { target, ref, flags, cursor } = args;
   const table = target.capabilities.resumableReload ? target.reloadBuildTable?.(ref) : undefined;
   if (!table) return undefined;
   const progress = reloadInProgress(args.history);
   const name = formatTargetTable(ref);
-  if (flags.reload) {
+  const again = progress !== undefined && progress.id === args.runId;
+  if (flags.reload && !again) {
     if (progress && !flags.restart) {
       throw new SqlloadError(
         "SL213",
