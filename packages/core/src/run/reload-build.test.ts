@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Column } from "../connector/logical-types.js";
+import type { TargetTableRef } from "../connector/table-ref.js";
 import { reloadProgressLine } from "../plan/reload-build.js";
 import { batchLine, renderPlanTree } from "../plan/render-plan.js";
 import { loggedPosition } from "../state/logged-state.js";
@@ -20,7 +21,7 @@ const BUILD = { schema: "raw", name: "app__t__sqlload_reload" };
 const rows = (v: string) => Array.from({ length: 12 }, (_, i) => ({ id: BigInt(i + 1), k: BigInt(i * 5), v }));
 const source = (v: string) => new MemorySource({ columns, rows: rows(v), cursorColumn: "k" });
 const settings = { batchSize: 10n, cursorStart: "0", cursorEnd: "60", maxWindowsPerRun: 2 } as const;
-const values = (target: MemoryTarget, ref = TARGET_REF) =>
+const values = (target: MemoryTarget, ref: TargetTableRef = TARGET_REF) =>
   target
     .rows(ref)
     .map((r) => `${r.k}:${r.v}`)
@@ -62,6 +63,10 @@ describe("resumable reload of a windowed table", () => {
     expect(plan2.start).toMatchObject({ reason: "window position", value: { kind: "integer", value: 20n } });
     expect(plan2.notes.join("\n")).toContain("a plain load continues it, and the live table is not loaded incrementally");
     expect(r2.result).toMatchObject({ rows: 4, windows: 2, caughtUp: false, reload: "building" });
+    expect(r2.of("window_committed").map((e) => e.window)).toEqual([
+      { index: 2, count: 6 },
+      { index: 3, count: 6 },
+    ]);
     expect(values(target)).toEqual(old);
 
     const r3 = await runMemoryTable(source("new"), target, settings, { runId: "r3" });

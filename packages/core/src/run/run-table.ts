@@ -7,7 +7,15 @@ import { SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import { CHUNK_BYTES } from "../plan/commit-mode.js";
 import type { TablePlan } from "../plan/plan-table.js";
-import { type CommitSchedule, commitSchedule, lookupFrom, nextWindow, type ReadPass, startOfWalk } from "./commit-schedule.js";
+import {
+  type CommitSchedule,
+  commitSchedule,
+  lookupFrom,
+  nextWindow,
+  type ReadPass,
+  startOfWalk,
+  type WindowRef,
+} from "./commit-schedule.js";
 import { Committer } from "./committer.js";
 import { crashPoint } from "./crash-points.js";
 import type { LoggedStart, PreparedTable } from "./prepare-table.js";
@@ -154,13 +162,19 @@ async function loadAll(load: TableLoad, reader: SourceTableReader): Promise<bool
     if (step.kind === "stop") return step.caughtUp;
     if (step.kind === "empty-to-end") {
       await committer.begin(undefined, { range: step.range, includeNulls: false });
-      await committer.commit({ range: step.range, ref: step.window });
+      await committer.commit({ range: step.range, ref: overWholeReload(load.args.plan, step.window) });
       return true;
     }
     await readPass(load, reader, step.pass);
-    await committer.commit({ range: step.window, ref: step.pass.window! });
+    await committer.commit({ range: step.window, ref: overWholeReload(load.args.plan, step.pass.window!) });
     walk = step.after;
   }
+}
+
+/** A resumable reload's commits count windows over the whole reload, as `plan` does ("window 3 of 6"). */
+function overWholeReload(plan: TablePlan, ref: WindowRef): WindowRef {
+  const build = plan.reloadBuild;
+  return build ? { index: ref.index + build.windowsBuilt, count: build.windowsTotal } : ref;
 }
 
 function throwIfAborted(load: TableLoad): void {
