@@ -93,6 +93,7 @@ describe.each(targets)("resumable reload into $name", (target) => {
       ["2026-01-22", "2026-01-29"],
       ["2026-01-29", "2026-02-05"],
     ]);
+    expect(resumed.stdout).toContain("committed raw.src__t window 4/6");
     expect(resumed.stdout).toContain("reload building");
     expect(await live(p)).toEqual(oldRows);
 
