@@ -12,6 +12,10 @@ export const readFlags = {
   }),
   reload: Flags.boolean({
     summary:
-      "Start the tables over: build each anew and swap it in at the end. A reload reads every window in this run: max_windows_per_run and --max-windows do not apply.",
+      "Start the tables over: build each anew and swap it in at the end. On DuckDB and Postgres a windowed table is built window by window in a build table over as many runs as max_windows_per_run needs, the old table live until the swap; a plain load continues it. Elsewhere a reload reads every window in this run: max_windows_per_run and --max-windows do not apply.",
+  }),
+  restart: Flags.boolean({
+    summary: "With --reload: drop a reload in progress (its build table) and start it over.",
+    dependsOn: ["reload"],
   }),
 };

@@ -27,9 +27,15 @@ export function runStatus(run: RunSummary, failure: { runId: string; code: strin
   if (run.unreadable > 0 && run.commits === 0) return "unreadable (SL500)";
   if (run.event === "rollback") return `rollback to run ${run.rollbackTo}`;
   if (run.event !== "run") return run.event;
+  // A reload's build runs show the build's position; the live table's stays until the swap.
+  const reload = run.reload
+    ? run.reload.swapped
+      ? ` (reload ${run.reload.id}: swapped in)`
+      : ` (reload ${run.reload.id}: building, old table live)`
+    : "";
   if (failure?.runId === run.runId)
-    return `failed${failure.code ? ` (${failure.code})` : ""} after ${run.commits} commit${run.commits === 1 ? "" : "s"}`;
-  return "committed";
+    return `failed${failure.code ? ` (${failure.code})` : ""} after ${run.commits} commit${run.commits === 1 ? "" : "s"}${reload}`;
+  return `committed${reload}`;
 }
 
 /** `5 (window end 2026-01-08)` with `state "tok"` for logged tables; `none` before anything. */

@@ -77,17 +77,18 @@ describe("plan lines", () => {
     }
   });
 
-  it("--reload says max_windows_per_run does not apply, in plan and in --help", async () => {
+  it("--reload of a windowed table says it is built over bounded runs (DuckDB resumes reloads), in plan and in --help", async () => {
     const p = new TestProject(
       { t: { columns: { id: "bigint", day: "date" } } },
       `[sources.src.tables.t]\ncursor_column = "day"\ncursor_start = "2026-10-01"\ncursor_end = "2026-10-08"\nbatch_size = "1d"\nmax_windows_per_run = 2\n`,
     );
     p.rows("t", [{ id: 1, day: "2026-10-01" }]);
     const plan = await p.ok("plan", "--reload");
+    expect(plan.stdout).toContain("raw.src__t ← src.t (reload starting, window 1 of 7, old table live until the swap)");
     expect(plan.stdout).toContain(
-      "note --reload rebuilds the table in one run over all 7 windows: max_windows_per_run does not apply",
+      "note --reload builds the new table in raw.src__t__sqlload_reload window by window, over as many runs as max_windows_per_run needs",
     );
-    expect((await p.ok("plan")).stdout).not.toContain("--reload rebuilds");
+    expect((await p.ok("plan")).stdout).not.toContain("sqlload_reload");
     for (const command of ["plan", "load"]) {
       const help = await p.run(command, "--help");
       expect(help.stdout.replace(/\s+/g, " ")).toContain("max_windows_per_run and --max-windows do not apply");

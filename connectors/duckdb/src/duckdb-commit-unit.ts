@@ -24,6 +24,11 @@ export function buildTableName(name: string): string {
   return `${name}__sqlload_new`;
 }
 
+/** Where a resumable reload of a table is built, across runs, while the table stays live. */
+export function reloadBuildName(name: string): string {
+  return `${name}__sqlload_reload`;
+}
+
 /** A merge's rows wait here (a temporary table of the unit's connection) before they replace their keys. */
 const STAGE = "__sqlload_stage";
 const STAGE_TABLE = `temp.main.${quoteIdent(STAGE)}`;
@@ -43,7 +48,7 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
   try {
     await db.serialize(async () => {
       await connection.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`);
-      await ensureRunLogTable(connection, ref.schema);
+      await ensureRunLogTable(connection, (options.runLogTable ?? ref).schema);
       if (replace) await connection.run(`DROP TABLE IF EXISTS ${qualifiedName(ref.schema, writeName)}`);
     });
     await connection.run("BEGIN TRANSACTION");
@@ -173,15 +178,20 @@ class DuckDBCommitUnit implements CommitUnit {
     await this.run(`INSERT INTO ${this.table} BY NAME SELECT * FROM ${STAGE_TABLE}`);
   }
 
+  /** The table whose run log this unit writes: a reload's build logs under the live table. */
+  private get logRef(): TargetTableRef {
+    return this.options.runLogTable ?? this.ref;
+  }
+
   async appendRunLog(row: RunLogRow): Promise<void> {
     this.check();
     await this.flushAppender();
-    await this.guard(() => insertRunLog(this.connection, this.ref.schema, this.ref.name, row));
+    await this.guard(() => insertRunLog(this.connection, this.logRef.schema, this.logRef.name, row));
   }
 
   async runLogOfRun(runId: string): Promise<readonly RunLogRow[]> {
     this.check();
-    return this.guard(() => selectRunLog(this.connection, this.ref.schema, this.ref.name, runId));
+    return this.guard(() => selectRunLog(this.connection, this.logRef.schema, this.logRef.name, runId));
   }
 
   async commit(): Promise<void> {

@@ -28,6 +28,7 @@ import {
   qualifiedTable,
   quoteIdent,
 } from "./duckdb-dialect.js";
+import { dropReloadBuild, reloadBuildTable, swapReloadBuild } from "./duckdb-reload-build.js";
 import { selectRunLog } from "./duckdb-run-log.js";
 import { cursorFromDuckDB } from "./duckdb-values.js";
 import { wrapDuckDBError } from "./errors.js";
@@ -46,6 +47,7 @@ export class DuckDBTarget implements TargetConnection {
     codePointText: true,
     locking: false,
     commitGuard: true,
+    resumableReload: true,
   };
   readonly capabilities: TargetCapabilities = DuckDBTarget.capabilities;
 
@@ -127,6 +129,18 @@ export class DuckDBTarget implements TargetConnection {
 
   begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
     return beginCommitUnit(this.db, ref, options);
+  }
+
+  reloadBuildTable(ref: TargetTableRef): TargetTableRef {
+    return reloadBuildTable(ref);
+  }
+
+  swapReloadBuild(ref: TargetTableRef, row: RunLogRow): Promise<void> {
+    return this.guard(ref, "swapping in the reload of", () => swapReloadBuild(this.db, ref, row));
+  }
+
+  dropReloadBuild(ref: TargetTableRef): Promise<void> {
+    return this.guard(ref, "dropping the reload build of", () => dropReloadBuild(this.db, ref));
   }
 
   readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {

@@ -256,7 +256,9 @@ export class PostgresCommitUnit implements CommitUnit {
     this.assertOpen();
     try {
       await this.finishCopy();
-      return await readRunLog(this.client, this.ref.schema, formatTargetTable(this.ref), runId);
+      // A reload's build logs under the live table.
+      const log = this.options.runLogTable ?? this.ref;
+      return await readRunLog(this.client, log.schema, formatTargetTable(log), runId);
     } catch (error) {
       throw toSqlloadError(error, this.context(`reading the run log of ${this.display}`));
     }

@@ -33,6 +33,7 @@ import {
   quoteIdent,
   sortsByCodePoint,
 } from "./postgres-dialect.js";
+import { dropReloadBuild, reloadBuildTable, swapReloadBuild } from "./postgres-reload-build.js";
 import { readRunLog, runLogTableSql } from "./postgres-run-log.js";
 
 function plain(columns: readonly PgColumn[]): Column[] {
@@ -54,6 +55,7 @@ export class PostgresTarget implements TargetConnection {
     codePointText: true,
     locking: true,
     commitGuard: true,
+    resumableReload: true,
   };
   readonly capabilities: TargetCapabilities = PostgresTarget.capabilities;
   private readonly connection: PostgresConnection;
@@ -187,6 +189,31 @@ export class PostgresTarget implements TargetConnection {
       client.release();
       throw toSqlloadError(error, this.context(`starting a commit to ${formatTargetTable(ref)}`, ref));
     }
+  }
+
+  reloadBuildTable(ref: TargetTableRef): TargetTableRef {
+    return reloadBuildTable(ref);
+  }
+
+  /** One transaction, holding the schema's DDL lock as `ensureTable` does. */
+  async swapReloadBuild(ref: TargetTableRef, row: RunLogRow): Promise<void> {
+    await this.withClient(`swapping in the reload of ${formatTargetTable(ref)}`, ref, async (client) => {
+      await client.query("BEGIN");
+      try {
+        await client.query("SELECT pg_advisory_xact_lock($1::int8)", [lockKey({ schema: ref.schema, name: "" }).toString()]);
+        await swapReloadBuild(client, ref, row);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async dropReloadBuild(ref: TargetTableRef): Promise<void> {
+    await this.withClient(`dropping the reload build of ${formatTargetTable(ref)}`, ref, (client) =>
+      dropReloadBuild(client, ref),
+    );
   }
 
   async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {

@@ -545,6 +545,47 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
         expect(await t.target.readRunLog(ref)).toHaveLength(2);
       });
 
+      test(
+        "resumableReload: a build written beside the table logs under it; the swap puts it in place with its record",
+        [],
+        async (t, notApplicable) => {
+          if (!t.target.capabilities.resumableReload) return notApplicable("capabilities.resumableReload is false");
+          const ref = t.ref();
+          const build = t.target.reloadBuildTable!(ref);
+          expect(build).not.toEqual(ref);
+          await t.load(ref, columns, [{ id: 1 }, { id: 2 }], { log: [logRow(ref, "the live table")] });
+          // A window of the build: its rows in the build table, its record in the live table's log.
+          const window = logRow(ref, "a window of the build");
+          await t.load(build, columns, [{ id: 10 }], { log: [window], runLogTable: ref });
+          expect(await t.target.readRunLog(build)).toEqual([]);
+          expect((await t.target.readRunLog(ref)).map((r) => r.body)).toContain(window.body);
+          expect(await t.rows(ref, columns)).toEqual(normalizeRows([{ id: 1 }, { id: 2 }], columns));
+          if (t.target.capabilities.commitGuard) {
+            const unit = await t.begin(build, columns, { runLogTable: ref });
+            try {
+              expect(await unit.runLogOfRun!(window.runId)).toEqual([window]);
+            } finally {
+              await unit.abort();
+            }
+          }
+          const swapped = logRow(ref, "the swap");
+          await t.target.swapReloadBuild!(ref, swapped);
+          expect(await t.rows(ref, columns)).toEqual(normalizeRows([{ id: 10 }], columns));
+          expect(await t.target.describeTable(build)).toBeNull();
+          expect((await t.target.readRunLog(ref)).at(-1)).toEqual(swapped);
+          // Without a build the swap only records, and the table stays.
+          const alone = logRow(ref, "a swap with no build");
+          await t.target.swapReloadBuild!(ref, alone);
+          expect(await t.rows(ref, columns)).toEqual(normalizeRows([{ id: 10 }], columns));
+          expect((await t.target.readRunLog(ref)).at(-1)).toEqual(alone);
+          await t.load(build, columns, [{ id: 20 }]);
+          await t.target.dropReloadBuild!(ref);
+          await t.target.dropReloadBuild!(ref);
+          expect(await t.target.describeTable(build)).toBeNull();
+          expect(await t.rows(ref, columns)).toEqual(normalizeRows([{ id: 10 }], columns));
+        },
+      );
+
       test("a table without records reads an empty log", [], async (t) => {
         expect(await t.target.readRunLog(t.ref("absent"))).toEqual([]);
         const ref = t.ref();

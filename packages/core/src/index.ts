@@ -141,6 +141,7 @@ export { type EmitEvent, EVENT_SCHEMA_VERSION, type RunEvent, type TableResult, 
 export { CHUNK_BYTES, type CommitMode, commitMode } from "./plan/commit-mode.js";
 export { type EndReason, type PlanFlags, type PlanInput, planTable, type TablePlan } from "./plan/plan-table.js";
 export { type ReadStart, readStart, type StartReason } from "./plan/read-start.js";
+export { type ReloadBuild, type ReloadBuildInput, reloadProgressLine } from "./plan/reload-build.js";
 export { batchLine, cursorLine, planToJSON, renderPlanTree } from "./plan/render-plan.js";
 export {
   checkSchemaChange,
@@ -177,11 +178,13 @@ export { cursorOrderBy, type RangeDialect, type RangePredicateOptions, rangePred
 export { appendRunLogRecord } from "./state/append-record.js";
 export { isJson, type Json } from "./state/json.js";
 export { type HistoryEntry, type LoggedPosition, logDisagreesWithData, loggedPosition } from "./state/logged-state.js";
+export { type ReloadInProgress, reloadInProgress } from "./state/reload-progress.js";
 export { type PendingRollback, pendingRollback, rollbackRecord, runPosition } from "./state/rollback.js";
 export { type RunPositionFacts, type RunSummary, runHistory } from "./state/run-history.js";
 export {
   decodeRunLogRow,
   encodeRunLogRecord,
+  type ReloadTag,
   RUN_LOG_FORMAT_VERSION,
   RUN_LOG_TABLE,
   type RunLogEvent,

@@ -21,6 +21,8 @@ export interface TableJob {
     readonly maxWindows?: number | undefined;
     /** `--reload`: the first pass only. */
     readonly reload: boolean;
+    /** `--reload --restart`: the first pass only. */
+    readonly restart?: boolean | undefined;
   };
   /** ISO time the run was planned; a pass's `cursor_end = "now"` is its own start. */
   readonly enqueuedAt: string;

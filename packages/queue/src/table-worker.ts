@@ -90,7 +90,7 @@ export async function startTableWorker(options: TableWorkerOptions): Promise<Run
     const id = tableJobId(data.runId, data.table, data.pass + 1);
     await queue.add(
       data.table,
-      { ...data, pass: data.pass + 1, flags: { ...data.flags, reload: false } },
+      { ...data, pass: data.pass + 1, flags: { ...data.flags, reload: false, restart: false } },
       { ...jobDefaults(job), jobId: id },
     );
     return id;

@@ -33,6 +33,8 @@ Tables load independently (--concurrency N): a failing table does not stop the o
 
 Bounded backfills: with batch_size and max_windows_per_run (or --max-windows), each run commits at most that many windows per table. --until-caught-up runs passes until every selected table is caught up (at most --max-runs).
 
+Resumable reloads (DuckDB and Postgres targets): --reload of a windowed table builds the new table in <table>__sqlload_reload window by window, bounded per run like any backfill, while the old table stays live; a killed or failed reload resumes from its last committed window, and a plain \`sqlload load\` continues it (the live table is not loaded incrementally meanwhile). Once caught up, the build is swapped in with the record ending the reload, in one transaction. --reload while one is in progress is refused (SL213): --reload --restart drops the build and starts over; --reload --until-caught-up drives it to the swap. Other targets, non-windowed tables and replace tables rebuild in one commit.
+
 Every run writes .sqlload/run_results.json beside sqlload.toml with each table's rows, positions and caughtUp, so a scheduler can run again while any table says "caughtUp": false. --log-format json prints one JSON object per line instead of text (see docs/run-output.md).
 
 Ctrl-C rolls back the window in flight, starts nothing more and exits 130; a second Ctrl-C stops at once.
@@ -47,6 +49,8 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
     "<%= config.bin %> load app__orders",
     "<%= config.bin %> load app --start-cursor 2026-10-01 --end-cursor 2026-10-08",
     "<%= config.bin %> load --reload shop__orders",
+    "<%= config.bin %> load --reload --until-caught-up app__orders",
+    "<%= config.bin %> load --reload --restart app__orders",
     "<%= config.bin %> load app__orders --max-windows 4 --until-caught-up",
     "<%= config.bin %> load --log-format json > run.jsonl",
     "<%= config.bin %> load app__orders --max-windows 4 --until-caught-up --pause 30s",
@@ -119,6 +123,7 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
         endCursor: flags["end-cursor"],
         maxWindows: flags["max-windows"],
         reload: flags.reload,
+        restart: flags.restart,
       };
       const progress = !json && (flags.progress ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));
       const looping = flags["until-caught-up"];

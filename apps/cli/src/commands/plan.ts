@@ -20,6 +20,8 @@ It reads the target's maximum and the source's metadata, nothing else.
 
 Notes also say what the load will change in an existing target table ("schema: adds column …", "schema: widens n from int32 to int64", a dropped source column kept; a change that would lose data fails the table with SL312, on_schema_change = "fail" any change with SL313), warn when a text cursor's keys rise only in the source's collation (linguistic order), and the cursor line shows a pending \`sqlload rollback\` with its reason.
 
+A resumable reload (\`load --reload\` of a windowed table on DuckDB or Postgres) shows its progress on the table's line, "raw.app__orders ← app.public.orders (reload in progress, window 3 of 6, old table live until the swap)", and a note that a plain load continues it (the live table is not loaded incrementally until the swap); --json carries it as reloadBuild. plan --reload while one is in progress fails with SL213 (add --restart to plan starting over).
+
 TABLES selects tables: a target name without schema (app__orders), a source name (app: all its tables), or a glob (app__*). None: every table.`;
   static override examples = [
     "<%= config.bin %> plan",
@@ -48,7 +50,7 @@ TABLES selects tables: a target name without schema (app__orders), a source name
       const planned = await planProject(
         session,
         tables,
-        { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], reload: flags.reload },
+        { startCursor: flags["start-cursor"], endCursor: flags["end-cursor"], reload: flags.reload, restart: flags.restart },
         new Date(),
       );
       const { prepared, failed } = planned;

@@ -13,7 +13,7 @@ export default class Runs extends SqlloadCommand {
   raw.app__orders
     3b1f…  2026-10-12T16:00:04.120Z  1,000 rows  2 windows  2026-10-01 → 2026-10-07 (window end 2026-10-08)  committed
 
-Status is "committed" for a run's commits, "failed (CODE) after N commits" for a failed last run (from .sqlload/run_results.json; what it committed stays), and "rollback to run …", "reset" or "reconcile" for corrections. Pass a run id to \`sqlload rollback TABLE --to-run RUN_ID\` to have the next run continue from where that run left the table.`;
+Status is "committed" for a run's commits ("committed (reload R: building, old table live)" for the runs building a resumable reload, whose positions are the build table's, and "… swapped in" for the run that swapped it in), "failed (CODE) after N commits" for a failed last run (from .sqlload/run_results.json; what it committed stays), and "rollback to run …", "reset" or "reconcile" for corrections. Pass a run id to \`sqlload rollback TABLE --to-run RUN_ID\` to have the next run continue from where that run left the table.`;
   static override examples = [
     "<%= config.bin %> runs",
     "<%= config.bin %> runs app__orders --limit 5",
@@ -52,6 +52,7 @@ Status is "committed" for a run's commits, "failed (CODE) after N commits" for a
             status,
             notes: run.notes,
             ...(run.rollbackTo ? { rollbackTo: run.rollbackTo } : {}),
+            ...(run.reload ? { reload: run.reload } : {}),
           })),
         }));
         this.out(JSON.stringify({ tables: out }, null, 2));

@@ -21,6 +21,7 @@ export interface QueuedLoadOptions {
     endCursor?: string | undefined;
     maxWindows?: number | undefined;
     reload: boolean;
+    restart?: boolean | undefined;
   };
   readonly untilCaughtUp: boolean;
   readonly maxRuns: number;

@@ -34,6 +34,7 @@ export async function runPass(
         endCursor: job.flags.endCursor,
         maxWindows: job.flags.maxWindows,
         reload: job.flags.reload,
+        restart: job.flags.restart,
       },
       runId: job.runId,
       signal: context.signal,

@@ -14,6 +14,8 @@ export function resultLine(result: TableResult): string {
   if (result.caughtUp === true) extras.push("caught up");
   if (result.caughtUp === false)
     extras.push(`not caught up: at ${result.positionAfter ? formatCursor(result.positionAfter) : "the start"}`);
+  if (result.reload === "building") extras.push("reload building, old table live until the swap");
+  if (result.reload === "swapped") extras.push("reload swapped in");
   if (result.rows === 0 && result.status === "loaded") extras.push("nothing new");
   return extras.length ? `${line} (${extras.join(", ")})` : line;
 }

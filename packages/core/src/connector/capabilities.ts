@@ -39,6 +39,13 @@ export interface TargetCapabilities {
    * executed twice (a queue job run again after its worker died). Default false.
    */
   readonly commitGuard: boolean;
+  /**
+   * A `--reload` of a windowed table is built window by window in a build table
+   * (`reloadBuildTable`) across as many runs as it takes, while the table stays live, and swapped
+   * in at the end with the record ending the reload (`swapReloadBuild`, one transaction). Needs
+   * transactional DDL. Default false: a reload is built and swapped in one commit, in one run.
+   */
+  readonly resumableReload: boolean;
 }
 
 export const defaultTargetCapabilities: TargetCapabilities = {
@@ -47,6 +54,7 @@ export const defaultTargetCapabilities: TargetCapabilities = {
   locking: false,
   writeStrategies: ["append", "delete_insert", "merge", "replace"],
   commitGuard: false,
+  resumableReload: false,
 };
 
 export interface SourceCapabilities {

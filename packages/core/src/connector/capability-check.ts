@@ -6,7 +6,12 @@ import type { TargetConnection, WriteStrategy } from "./target.js";
 const strategies: readonly WriteStrategy[] = ["append", "delete_insert", "merge", "replace"];
 
 /** The optional methods of a target that a capability stands for. */
-type TargetMethods = Pick<TargetConnection, "publish" | "discard" | "lockTable">;
+type TargetMethods = Pick<
+  TargetConnection,
+  "publish" | "discard" | "lockTable" | "reloadBuildTable" | "swapReloadBuild" | "dropReloadBuild"
+>;
+
+const reloadMethods = ["reloadBuildTable", "swapReloadBuild", "dropReloadBuild"] as const;
 
 /**
  * Where a target's declaration and its methods disagree, one sentence each; empty when they agree.
@@ -26,6 +31,12 @@ export function targetCapabilityProblems(capabilities: TargetCapabilities, metho
   if (capabilities.locking !== locks) {
     problems.push(locks ? "it has lockTable() but declares locking: false" : "it declares locking: true but has no lockTable()");
   }
+  // Only a declared capability is a contract: a target may have the methods and leave them unused.
+  if (capabilities.resumableReload) {
+    for (const name of reloadMethods) {
+      if (typeof methods[name] !== "function") problems.push(`it declares resumableReload: true but has no ${name}()`);
+    }
+  }
   return problems;
 }
 
@@ -37,6 +48,11 @@ export function declarationProblems(capabilities: TargetCapabilities): string[] 
   const declared = capabilities.writeStrategies;
   if (!Array.isArray(declared) || declared.length === 0) problems.push("writeStrategies lists no strategy");
   else for (const s of declared) if (!strategies.includes(s)) problems.push(`writeStrategies names unknown strategy "${s}"`);
+  if (capabilities.resumableReload && model !== "transactional") {
+    problems.push(
+      `resumableReload needs commitModel "transactional" (the swap shares a transaction with its record), not "${model}"`,
+    );
+  }
   if (capabilities.loggedTablesSetting !== undefined && model !== "data-then-log") {
     problems.push(`loggedTablesSetting applies to commitModel "data-then-log" only, not "${model}"`);
   }

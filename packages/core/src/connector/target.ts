@@ -35,6 +35,11 @@ export interface CommitUnitOptions {
    * unit with strategy `replace` rebuilds a table whose strategy (say `merge`) shapes its layout.
    */
   readonly tableStrategy?: WriteStrategy | undefined;
+  /**
+   * The table whose run log the unit's records go to, when not the table it writes: a reload's
+   * build units write the build table and log under the live one (`resumableReload`).
+   */
+  readonly runLogTable?: TargetTableRef | undefined;
 }
 
 /** What `ensureTable` is told about the table it creates: enough to choose engine and sort keys. */
@@ -101,6 +106,20 @@ export interface TargetConnection {
   discard?(ref: TargetTableRef): Promise<void>;
   /** The table's run-log rows in the order they were written: those whose `table` is `formatTargetTable(ref)`. */
   readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]>;
+  /**
+   * Targets declaring `resumableReload`: where a reload of `ref` is built while `ref` stays live
+   * (a name beside it, such as `<name>__sqlload_reload`). Core reads, creates and evolves it with
+   * the ordinary methods and writes it through units whose `runLogTable` is `ref`.
+   */
+  reloadBuildTable?(ref: TargetTableRef): TargetTableRef;
+  /**
+   * Targets declaring `resumableReload`: in one transaction, puts the build table in place of
+   * `ref` (readers see the old table or the new one, never none) and appends `row` to the run log
+   * of `ref`. Without a build table it only appends `row`, and `ref` stays as it is.
+   */
+  swapReloadBuild?(ref: TargetTableRef, row: RunLogRow): Promise<void>;
+  /** Targets declaring `resumableReload`: drops the build table of `ref`, if there is one. */
+  dropReloadBuild?(ref: TargetTableRef): Promise<void>;
   /** Holds the table against other runs until released; throws SL306 when another run holds it. */
   lockTable?(ref: TargetTableRef): Promise<{ release(): Promise<void> }>;
   close(): Promise<void>;

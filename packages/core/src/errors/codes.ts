@@ -141,6 +141,11 @@ export const errorCodes = {
     hint: "Choose a `write_strategy` the target supports (the message lists them), or load the table into another target.",
     category: "usage",
   },
+  SL213: {
+    title: "A reload of the table is already in progress",
+    hint: "Run `sqlload load TABLE` to continue it (or `--until-caught-up` to drive it to the swap), or `sqlload load TABLE --reload --restart` to drop its build and start over.",
+    category: "usage",
+  },
 
   SL300: {
     title: "Row does not fit its column",

@@ -17,6 +17,7 @@ export function resultToJSON(result: TableResult): Record<string, unknown> {
     positionBefore: cursorToJSON(result.positionBefore),
     positionAfter: cursorToJSON(result.positionAfter),
     ...(result.caughtUp !== undefined ? { caughtUp: result.caughtUp } : {}),
+    ...(result.reload ? { reload: result.reload } : {}),
     seconds: Number(result.seconds.toFixed(3)),
     ...(result.error ? { error: result.error.toJSON() } : {}),
   };

@@ -21,6 +21,7 @@ export function resultFromJSON(json: Readonly<Record<string, unknown>>): TableRe
     positionBefore: cursorFromJSON(json.positionBefore) ?? null,
     positionAfter: cursorFromJSON(json.positionAfter) ?? null,
     ...(typeof json.caughtUp === "boolean" ? { caughtUp: json.caughtUp } : {}),
+    ...(json.reload === "building" || json.reload === "swapped" ? { reload: json.reload } : {}),
     seconds: Number(json.seconds ?? 0),
     ...(error
       ? {

@@ -25,6 +25,11 @@ export interface TableResult {
   readonly positionAfter: CursorValue | null;
   /** Present for tables with an end (`cursor_end`, `--end-cursor`) or a per-run window bound. */
   readonly caughtUp?: boolean | undefined;
+  /**
+   * A resumable reload's state after this run: `building` (the old table is still live; the next
+   * run continues the build) or `swapped` (this run swapped the new table in).
+   */
+  readonly reload?: "building" | "swapped" | undefined;
   readonly seconds: number;
   readonly error?: SqlloadError | undefined;
 }

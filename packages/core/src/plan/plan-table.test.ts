@@ -277,7 +277,7 @@ describe("plan lines that say what will happen (issue 13 item 7)", () => {
   it("--reload says max_windows_per_run does not apply", () => {
     const settings = { cursorStart: "2026-10-01", cursorEnd: "2026-10-08", batchSize: d("1d"), maxWindowsPerRun: 2 };
     expect(plan(settings, { flags: { reload: true } }).notes).toContain(
-      "--reload rebuilds the table in one run over all 7 windows: max_windows_per_run does not apply",
+      "--reload rebuilds the table in one run over all 7 windows: max_windows_per_run does not apply (the target cannot resume a reload)",
     );
     expect(plan(settings).notes.join("\n")).not.toContain("--reload");
   });

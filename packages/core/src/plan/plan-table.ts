@@ -12,6 +12,7 @@ import { collationWarnings } from "./collation-warnings.js";
 import { type CommitMode, commitMode } from "./commit-mode.js";
 import { checkCursorRules } from "./cursor-rules.js";
 import { nowAs, nowMicros, type ReadStart, readStart, todayDays } from "./read-start.js";
+import { type ReloadBuild, type ReloadBuildInput, reloadBuildNotes, resumedBuildStart } from "./reload-build.js";
 import { layWindows, successor, type WindowSpec, windowStep } from "./windows.js";
 
 export type EndReason = "--end-cursor" | "cursor_end" | "now plus lookahead" | "now" | "source maximum";
@@ -20,6 +21,8 @@ export interface PlanFlags {
   readonly startCursor?: string | undefined;
   readonly endCursor?: string | undefined;
   readonly reload?: boolean | undefined;
+  /** With `reload`: drop a resumable reload in progress and start it over. */
+  readonly restart?: boolean | undefined;
   /** `load --max-windows N`: overrides `max_windows_per_run`. */
   readonly maxWindows?: number | undefined;
 }
@@ -56,6 +59,11 @@ export interface PlanInput {
   readonly now: Date;
   /** The target's commit model: a staged target publishes `delete_insert` once, at the end of the run. */
   readonly commitModel?: CommitModel | undefined;
+  /**
+   * A reload of this windowed table is built resumably (the target declares `resumableReload`):
+   * its windows go into a build table, bounded per run, and `targetMax` is the build's maximum.
+   */
+  readonly reloadBuild?: ReloadBuildInput | undefined;
 }
 
 export interface TablePlan {
@@ -82,6 +90,8 @@ export interface TablePlan {
   /** When commits become visible: at each commit, or (a staged target under `delete_insert`) once at the end of the run. */
   readonly publish: "each-commit" | "end-of-run";
   readonly windows?: (WindowSpec & { readonly size: string; readonly perRun?: number | undefined }) | undefined;
+  /** A resumable reload this run starts or continues: its windows are committed into a build table. */
+  readonly reloadBuild?: ReloadBuild | undefined;
   readonly notes: readonly string[];
   /** What may go wrong that sqlload will not change (a collation set on a target column). */
   readonly warnings?: readonly string[] | undefined;
@@ -137,10 +147,12 @@ export function planTable(input: PlanInput): TablePlan {
 
   const kind = cursor.kind;
   checkCursorRules({ table, settings, column: cursor.column, kind, flags });
-  if ((strategy === "replace" || reload) && (flags.startCursor !== undefined || flags.endCursor !== undefined)) {
+  const build = strategy === "replace" ? undefined : input.reloadBuild;
+  const rebuilt = reload || build !== undefined;
+  if ((strategy === "replace" || rebuilt) && (flags.startCursor !== undefined || flags.endCursor !== undefined)) {
     throw new SqlloadError(
       "SL211",
-      `table ${table} is rebuilt and swapped in (${reload ? "--reload" : 'write_strategy = "replace"'}); a range read would replace it with only that range`,
+      `table ${table} is rebuilt and swapped in (${rebuilt ? (reload ? "--reload" : "a reload is in progress") : 'write_strategy = "replace"'}); a range read would replace it with only that range`,
       { table },
     );
   }
@@ -148,18 +160,20 @@ export function planTable(input: PlanInput): TablePlan {
   const step = batch !== undefined ? windowStep(kind, batch, table) : undefined;
   const windowed = step !== undefined && strategy !== "replace";
 
-  const start = readStart({
-    kind,
-    settings,
-    strategy,
-    startCursor: flags.startCursor,
-    reload,
-    targetMax: input.targetMax,
-    loggedWindow: input.loggedWindow,
-    rollback: input.rollback,
-    windowed,
-    now: input.now,
-  });
+  const startOf = (asReload: boolean) =>
+    readStart({
+      kind,
+      settings,
+      strategy,
+      startCursor: flags.startCursor,
+      reload: asReload,
+      targetMax: input.targetMax,
+      loggedWindow: input.loggedWindow,
+      rollback: input.rollback,
+      windowed,
+      now: input.now,
+    });
+  const start = build?.resume ? resumedBuildStart(settings, build.resume) : startOf(rebuilt);
   const end = strategy === "replace" ? undefined : readEnd(input, kind, windowed);
   if (start.value && end && compareCursor(start.value, end.value) >= 0 && start.reason === "--start-cursor") {
     throw new SqlloadError("SL210", `table ${table}: --start-cursor is not before ${end.reason}`, { table });
@@ -181,8 +195,16 @@ export function planTable(input: PlanInput): TablePlan {
   }
   notes.push(...(input.sourceNotes ?? []));
 
-  const commit = commitMode({ strategy, reload, settings, cursorKind: kind, orderedSource: input.orderedSource === true });
+  // A resumable reload commits its build window by window; the swap is one more commit at the end.
+  const commit = commitMode({
+    strategy,
+    reload: reload && !build,
+    settings,
+    cursorKind: kind,
+    orderedSource: input.orderedSource === true,
+  });
   let windows: TablePlan["windows"];
+  let reloadBuild: ReloadBuild | undefined;
   if (step !== undefined && strategy !== "replace") {
     if (!start.value) {
       throw new SqlloadError(
@@ -199,13 +221,27 @@ export function planTable(input: PlanInput): TablePlan {
     const firstFrom = start.windowEnd && compareCursor(start.value, start.windowEnd) < 0 ? start.value : undefined;
     windows = { ...spec, firstFrom, size: batchText(batch as NonNullable<typeof batch>), perRun };
     notes.push(...(input.sourceWindowNotes ?? []));
-    if (reload && perRun !== undefined) {
+    const perRunName = flags.maxWindows !== undefined ? "--max-windows" : "max_windows_per_run";
+    if (build) {
+      const fresh = startOf(true).value;
+      const builtTo = start.windowEnd;
+      const built = fresh && builtTo && compareCursor(fresh, builtTo) < 0 ? layWindows(fresh, builtTo, step, table).count : 0;
+      reloadBuild = {
+        id: build.id,
+        phase: build.id === undefined ? "start" : "resume",
+        fresh: build.resume === undefined,
+        table: build.table,
+        windowsBuilt: built,
+        windowsTotal: built + spec.count,
+      };
+      notes.push(...reloadBuildNotes(reloadBuild, build, perRunName));
+    } else if (reload && perRun !== undefined) {
       notes.push(
-        `--reload rebuilds the table in one run over all ${spec.count} windows: ${flags.maxWindows !== undefined ? "--max-windows" : "max_windows_per_run"} does not apply`,
+        `--reload rebuilds the table in one run over all ${spec.count} windows: ${perRunName} does not apply (the target cannot resume a reload)`,
       );
     }
   }
-  return { ...base, start, end, range, includeNulls, commit, windows, notes };
+  return { ...base, start, end, range, includeNulls, commit, windows, reloadBuild, notes };
 }
 
 function batchText(batch: NonNullable<TableSettings["batchSize"]>): string {

@@ -1,6 +1,7 @@
 import { formatTargetTable } from "../connector/table-ref.js";
 import { type CursorValue, cursorToJSON, formatCursor } from "../cursor/cursor-value.js";
 import type { TablePlan } from "./plan-table.js";
+import { reloadProgressLine } from "./reload-build.js";
 import { windowAt } from "./windows.js";
 
 /** The cursor line of SPEC §5: `cursor updated_at from 2026-10-12 16:00:00.000000+00 (destination maximum)`. */
@@ -12,14 +13,16 @@ export function cursorLine(plan: TablePlan): string | undefined {
   if (!start.value) {
     text += plan.strategy === "replace" || plan.reload ? " everything (full read)" : " everything (first run, no cursor_start)";
   } else if (start.reason === "cursor_start") {
-    text += ` first run, from cursor_start ${formatCursor(start.value)}`;
+    text += plan.reloadBuild
+      ? ` from cursor_start ${formatCursor(start.value)} (the reload's first window)`
+      : ` first run, from cursor_start ${formatCursor(start.value)}`;
   } else {
     const word = start.inclusive ? "from" : "after";
     let reason: string = start.reason;
     if (start.reason === "destination maximum" && start.basis && start.value !== start.basis) {
       reason = `destination maximum ${formatCursor(start.basis)} minus lookback`;
     } else if (start.reason === "window position") {
-      reason = "end of the last committed window";
+      reason = plan.reloadBuild ? "end of the reload's last built window" : "end of the last committed window";
     } else if (start.reason === "rollback" && start.rollback) {
       reason = `rollback pending: continues from run ${start.rollback.runId}: ${start.rollback.reason}`;
     }
@@ -49,10 +52,14 @@ function commitText(plan: TablePlan): string {
         : "batch one commit per read";
     case "per-window": {
       const w = plan.windows;
-      if (!w || w.count === 0) return "batch 0 windows: caught up";
+      if (!w || w.count === 0)
+        return plan.reloadBuild ? "batch 0 windows left: the reload is swapped in" : "batch 0 windows: caught up";
       const bound = w.perRun !== undefined && w.perRun < w.count ? `, at most ${w.perRun} this run` : "";
       const checkpoints = plan.loggedState ? ", and one per checkpoint" : "";
-      return `batch ${w.count} window${w.count === 1 ? "" : "s"} of ${w.size}, one commit each${checkpoints}${bound}`;
+      const build = plan.reloadBuild;
+      const into = build ? ` into ${formatTargetTable(build.table)}` : "";
+      const swap = build ? (bound ? ", swapped in once all are built" : ", then swapped in") : "";
+      return `batch ${w.count} window${w.count === 1 ? "" : "s"} of ${w.size}${into}, one commit each${checkpoints}${bound}${swap}`;
     }
   }
 }
@@ -70,7 +77,8 @@ export function renderPlanTree(plan: TablePlan): string {
   for (const warning of plan.warnings ?? []) lines.push(`warning ${warning}`);
   const cursor = cursorLine(plan);
   if (cursor) lines.push(cursor);
-  const head = `${formatTargetTable(plan.target)} ← ${plan.source}.${plan.key}`;
+  const progress = plan.reloadBuild ? ` (${reloadProgressLine(plan.reloadBuild)})` : "";
+  const head = `${formatTargetTable(plan.target)} ← ${plan.source}.${plan.key}${progress}`;
   return [head, ...lines.map((line, i) => `${i === lines.length - 1 ? "└──" : "├──"} ${line}`)].join("\n");
 }
 
@@ -116,6 +124,17 @@ export function planToJSON(plan: TablePlan): Record<string, unknown> {
           perRun: w.perRun ?? null,
           first: w.count > 0 ? rangeJSON(windowAt(w, 0)) : null,
           last: w.count > 0 ? rangeJSON(windowAt(w, w.count - 1)) : null,
+        }
+      : null,
+    reloadBuild: plan.reloadBuild
+      ? {
+          id: plan.reloadBuild.id ?? null,
+          phase: plan.reloadBuild.phase,
+          fresh: plan.reloadBuild.fresh,
+          buildTable: formatTargetTable(plan.reloadBuild.table),
+          windowsBuilt: plan.reloadBuild.windowsBuilt,
+          windowsTotal: plan.reloadBuild.windowsTotal,
+          line: reloadProgressLine(plan.reloadBuild),
         }
       : null,
     notes: plan.notes,

@@ -70,7 +70,10 @@ export function commitSchedule(plan: TablePlan, commitModel: CommitModel): Commi
     commitsAtCheckpoints: !rebuild,
     publish: commitModel === "staged" ? plan.publish : "none",
     reportsCaughtUp:
-      plan.end?.reason === "cursor_end" || plan.end?.reason === "--end-cursor" || plan.windows?.perRun !== undefined,
+      plan.end?.reason === "cursor_end" ||
+      plan.end?.reason === "--end-cursor" ||
+      plan.windows?.perRun !== undefined ||
+      plan.reloadBuild !== undefined,
     steps,
   };
 }

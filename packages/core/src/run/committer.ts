@@ -81,18 +81,21 @@ export class Committer {
     if (!this.columns && firstSchema) this.columns = firstSchema;
     const columns = filter.columnsOf(this.columns ?? this.args.targetColumns);
     const cursor = plan.cursor ? { column: plan.cursor.column, kind: plan.cursor.kind } : undefined;
+    // A resumable reload writes its build table and logs under the live one.
+    const into = plan.reloadBuild?.table ?? plan.target;
     if (!schedule.rebuild && columns && !this.ensured) {
       const options = { primaryKey: plan.primaryKey, strategy: plan.strategy, cursor };
-      this.columns = await this.onTarget("preparing", () => target.ensureTable(plan.target, columns, options));
+      this.columns = await this.onTarget("preparing", () => target.ensureTable(into, columns, options));
       this.ensured = true;
     }
     const unit = await this.onTarget("starting a commit on", () =>
-      target.begin(plan.target, {
+      target.begin(into, {
         strategy: schedule.unitStrategy,
         columns: columns ?? [],
         primaryKey: plan.primaryKey,
         cursor,
         tableStrategy: plan.strategy,
+        ...(plan.reloadBuild ? { runLogTable: plan.target } : {}),
       }),
     );
     this.unit = unit;
@@ -242,12 +245,27 @@ export class Committer {
     this.args.emit({ type: "table_reconciled", table: this.args.table, note });
   }
 
+  /** The columns a build table is created with: the source's, else the first batch's, else the table's. */
+  get knownColumns(): readonly Column[] | undefined {
+    return this.args.filter.columnsOf(this.columns ?? this.args.targetColumns);
+  }
+
+  /** A record of a resumable reload's start or swap; its window commits are tagged `build` by `record`. */
+  reloadRecord(
+    phase: "start" | "swap",
+    body: Pick<RunLogRecord, "cursor" | "rows"> & Partial<Pick<RunLogRecord, "windowEnd">>,
+  ): RunLogRecord {
+    return this.record("run", body, phase);
+  }
+
   /** Every run-log record this table writes: a logged table's records always carry its state. */
   private record(
     event: RunLogEvent,
     body: Pick<RunLogRecord, "cursor" | "rows"> & Partial<Pick<RunLogRecord, "state" | "windowEnd" | "note">>,
+    reloadPhase: "start" | "build" | "swap" = "build",
   ): RunLogRecord {
     const state = "state" in body ? body.state : this.state;
+    const reload = this.args.plan.reloadBuild;
     return {
       runId: this.args.runId,
       table: this.args.table,
@@ -258,6 +276,7 @@ export class Committer {
       ...(body.windowEnd !== undefined ? { windowEnd: body.windowEnd } : {}),
       rows: body.rows,
       ...(body.note ? { note: body.note } : {}),
+      ...(reload && event === "run" ? { reload: { id: reload.id ?? this.args.runId, phase: reloadPhase } } : {}),
     };
   }
 

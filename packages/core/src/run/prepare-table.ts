@@ -15,6 +15,7 @@ import { pendingRollback } from "../state/rollback.js";
 import type { RunLogRow } from "../state/run-log.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
+import { prepareReloadBuild } from "./reload-build.js";
 import { resolveCursor } from "./resolve-cursor.js";
 
 /** A logged table's position at the start of a run (SPEC §10–§11). */
@@ -52,6 +53,8 @@ export async function prepareTable(args: {
   pendingRecords?: readonly RunLogRow[] | undefined;
   /** `plan` shows what only the target can tell (`planNotes`); a load does not spend the round trips. */
   targetNotes?: boolean | undefined;
+  /** The run this plan is for: a run executed again (a queue job) continues the reload it started. */
+  runId?: string | undefined;
 }): Promise<PreparedTable> {
   const { table, source, target, flags, now } = args;
   const config = table.config;
@@ -69,19 +72,31 @@ export async function prepareTable(args: {
   const targetColumns = targetInfo?.columns;
   const cursor = settings.cursorColumn ? resolveCursor(settings, info, targetColumns, name) : undefined;
   checkColumnsExist(settings, info.columns, name);
-  const schemaNotes = evolveSchema(settings, info.columns, targetColumns, flags.reload === true, name);
 
   const windowed = windowSize(settings) !== undefined;
-  const targetMax = cursor && targetInfo ? await target.maxCursor(config.target, cursor.column, cursor.kind) : null;
-  // The run log is read once, for a windowed table's position, a pending rollback and a logged table's state.
+  // The run log is read once, for a windowed table's position, a reload in progress, a pending rollback and a logged table's state.
   const readsLog = (cursor && (windowed || targetInfo)) || info.loggedState;
   const position = readsLog
     ? loggedPosition([...(await target.readRunLog(config.target)), ...(args.pendingRecords ?? [])])
     : undefined;
-  const loggedWindow = cursor && windowed && targetInfo && position ? lastWindow(position, cursor.kind) : undefined;
-  const rollback = cursor && targetInfo && position && !flags.reload ? pendingRollback(position.history, cursor.kind) : undefined;
-  const logged =
-    info.loggedState && position ? loggedStart(position, targetMax, flags.reload === true, cursor !== undefined) : undefined;
+  const strategy = settings.writeStrategy ?? (settings.cursorColumn ? "delete_insert" : "replace");
+  // A resumable reload's build stands in for the table: its columns, its maximum, its position.
+  const build =
+    cursor && windowed && strategy !== "replace" && position
+      ? await prepareReloadBuild({ target, ref: config.target, history: position.history, flags, cursor, runId: args.runId })
+      : undefined;
+  const startsOver = flags.reload === true || (build !== undefined && build.input.resume === undefined);
+  const tableColumns = build ? build.columns : targetColumns;
+  const schemaNotes = evolveSchema(settings, info.columns, tableColumns, startsOver, name);
+  const targetMax = build
+    ? build.max
+    : cursor && targetInfo
+      ? await target.maxCursor(config.target, cursor.column, cursor.kind)
+      : null;
+  const loggedWindow = cursor && windowed && targetInfo && position && !build ? lastWindow(position, cursor.kind) : undefined;
+  const rollback =
+    cursor && targetInfo && position && !flags.reload && !build ? pendingRollback(position.history, cursor.kind) : undefined;
+  const logged = info.loggedState && position ? loggedStart(position, targetMax, startsOver, cursor !== undefined) : undefined;
   let sourceMax: CursorValue | null | undefined;
   const needsSourceMax = cursor?.kind === "integer" && windowed && !flags.endCursor && !settings.cursorEnd;
   if (needsSourceMax) {
@@ -111,6 +126,7 @@ export async function prepareTable(args: {
     flags,
     now,
     commitModel: target.capabilities.commitModel,
+    reloadBuild: build?.input,
   });
   const targetNotes =
     args.targetNotes && target.planNotes
@@ -125,7 +141,7 @@ export async function prepareTable(args: {
     plan: targetNotes.length ? { ...plan, notes: [...plan.notes, ...targetNotes] } : plan,
     request,
     info: { ...info, settings: undefined },
-    targetColumns,
+    targetColumns: tableColumns,
     source,
     logged,
     rateLimit: settings.rateLimit,

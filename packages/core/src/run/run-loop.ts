@@ -60,8 +60,8 @@ export async function runPasses(
 }
 
 /**
- * `load [--until-caught-up]`: loads the tables in passes. `--reload` applies to the first pass
- * only; `afterPass` sees each pass's result (the CLI writes run_results.json from it).
+ * `load [--until-caught-up]`: loads the tables in passes. `--reload` (and `--restart`) apply to the
+ * first pass only, so later passes continue a resumable reload to its swap; `afterPass` sees each pass's result (the CLI writes run_results.json from it).
  */
 export function loadUntilCaughtUp(
   session: ProjectSession,
@@ -71,7 +71,7 @@ export function loadUntilCaughtUp(
   return runPasses(async (pass) => {
     const result = await loadProject(session, tables, {
       ...options,
-      flags: { ...options.flags, reload: options.flags.reload && pass === 1 },
+      flags: { ...options.flags, reload: options.flags.reload && pass === 1, restart: options.flags.restart && pass === 1 },
     });
     options.afterPass?.(result, pass);
     return result;

@@ -125,7 +125,7 @@ async function loadOne(
     const target = await session.targetConnection();
     if (target.capabilities.locking && target.lockTable) release = (await target.lockTable(table.config.target)).release;
     const source = await session.source(table.source);
-    const prepared = await prepareTable({ table, source, target, flags: options.flags, now });
+    const prepared = await prepareTable({ table, source, target, flags: options.flags, now, runId });
     options.emit({ type: "table_planned", table: name, plan: prepared.plan });
     for (const message of prepared.plan.warnings ?? []) options.emit({ type: "table_warning", table: name, message });
     const paced = pacing.for(table.source, prepared.rateLimit);

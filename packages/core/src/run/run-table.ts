@@ -7,11 +7,20 @@ import { SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import { CHUNK_BYTES } from "../plan/commit-mode.js";
 import type { TablePlan } from "../plan/plan-table.js";
-import { type CommitSchedule, commitSchedule, lookupFrom, nextWindow, type ReadPass, startOfWalk } from "./commit-schedule.js";
+import {
+  type CommitSchedule,
+  commitSchedule,
+  lookupFrom,
+  nextWindow,
+  type ReadPass,
+  startOfWalk,
+  type WindowRef,
+} from "./commit-schedule.js";
 import { Committer } from "./committer.js";
 import { crashPoint } from "./crash-points.js";
 import type { LoggedStart, PreparedTable } from "./prepare-table.js";
 import { BatchFilter, interruptedError, ReadPosition, readItems } from "./read-items.js";
+import { type RecordBuilder, startReloadBuild, swapInReloadBuild } from "./reload-build.js";
 import { classifyFailure, tableResult } from "./table-outcome.js";
 import { checkLoggedTable, checkStrategy } from "./target-support.js";
 
@@ -77,7 +86,7 @@ export async function runTable(args: RunTableArgs): Promise<TableResult> {
     state: args.logged?.state,
   });
   const load: TableLoad = { args, table, schedule, filter, committer };
-  const result = (status: TableResult["status"], extra: Pick<TableResult, "caughtUp" | "error">) =>
+  const result = (status: TableResult["status"], extra: Pick<TableResult, "caughtUp" | "error" | "reload">) =>
     tableResult({
       table,
       source: plan.source,
@@ -100,9 +109,21 @@ export async function runTable(args: RunTableArgs): Promise<TableResult> {
     reader = await args.source.openTable(args.request, args.info);
     checkSourceReader(reader, args.source.capabilities, `the source of ${plan.source}.${plan.key}`);
     if (args.logged?.reconcile) await committer.reconcile(args.logged.reconcile);
+    const record: RecordBuilder = (phase, body) => committer.reloadRecord(phase, body);
+    if (plan.reloadBuild?.fresh) await startReloadBuild(args.target, plan, record);
     const caughtUp = await loadAll(load, reader);
     await committer.finish();
-    const loaded = result("loaded", { caughtUp: schedule.reportsCaughtUp ? caughtUp : undefined });
+    if (plan.reloadBuild && caughtUp) {
+      await swapInReloadBuild({
+        target: args.target,
+        plan,
+        columns: committer.knownColumns,
+        position: committer.committedPosition,
+        record,
+      });
+    }
+    const reload = plan.reloadBuild ? (caughtUp ? "swapped" : "building") : undefined;
+    const loaded = result("loaded", { caughtUp: schedule.reportsCaughtUp ? caughtUp : undefined, reload });
     emit({ type: "table_completed", result: loaded });
     return loaded;
   } catch (error) {
@@ -141,13 +162,19 @@ async function loadAll(load: TableLoad, reader: SourceTableReader): Promise<bool
     if (step.kind === "stop") return step.caughtUp;
     if (step.kind === "empty-to-end") {
       await committer.begin(undefined, { range: step.range, includeNulls: false });
-      await committer.commit({ range: step.range, ref: step.window });
+      await committer.commit({ range: step.range, ref: overWholeReload(load.args.plan, step.window) });
       return true;
     }
     await readPass(load, reader, step.pass);
-    await committer.commit({ range: step.window, ref: step.pass.window! });
+    await committer.commit({ range: step.window, ref: overWholeReload(load.args.plan, step.pass.window!) });
     walk = step.after;
   }
+}
+
+/** A resumable reload's commits count windows over the whole reload, as `plan` does ("window 3 of 6"). */
+function overWholeReload(plan: TablePlan, ref: WindowRef): WindowRef {
+  const build = plan.reloadBuild;
+  return build ? { index: ref.index + build.windowsBuilt, count: build.windowsTotal } : ref;
 }
 
 function throwIfAborted(load: TableLoad): void {

@@ -49,6 +49,7 @@ export function tableResult(facts: {
   readonly positionBefore?: CursorValue | null;
   readonly positionAfter?: CursorValue | null;
   readonly caughtUp?: boolean | undefined;
+  readonly reload?: TableResult["reload"];
   readonly seconds?: number;
   readonly error?: SqlloadError | undefined;
 }): TableResult {
@@ -64,6 +65,7 @@ export function tableResult(facts: {
     positionBefore: facts.positionBefore ?? null,
     positionAfter: facts.positionAfter ?? null,
     ...(facts.caughtUp !== undefined && facts.status === "loaded" ? { caughtUp: facts.caughtUp } : {}),
+    ...(facts.reload && facts.status === "loaded" ? { reload: facts.reload } : {}),
     seconds: facts.seconds ?? 0,
     ...(facts.error ? { error: facts.error } : {}),
   };

@@ -38,7 +38,7 @@ describe("loggedPosition", () => {
   });
 
   it("is blocked by an unreadable record until a reset comes after it", () => {
-    const bad = { ...record({ state: 5 }), formatVersion: 2 };
+    const bad = { ...record({ state: 5 }), formatVersion: 3 };
     const blocked = loggedPosition([record({ state: 1 }), bad]);
     expect(blocked.blocking?.code).toBe("SL500");
     expect(blocked.history).toHaveLength(2);

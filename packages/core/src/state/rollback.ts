@@ -32,6 +32,8 @@ export function pendingRollback(history: readonly HistoryEntry[], kind: CursorKi
     const entry = history[i]!;
     if ("error" in entry) return undefined;
     const record = entry.record;
+    // A reload, built or swapped in, starts the table over: an earlier rollback no longer applies.
+    if (record.reload) return undefined;
     if (record.event === "run") {
       // Only windows re-loaded since the rollback continue it; any other commit ends it.
       if (!record.windowEnd) return undefined;

@@ -29,6 +29,8 @@ export interface RunSummary {
   readonly rollbackTo?: string | undefined;
   /** Records of this run that could not be read (SL500). */
   readonly unreadable: number;
+  /** A run of a resumable reload: which one, and whether this run swapped its build in. */
+  readonly reload?: { readonly id: string; readonly swapped: boolean } | undefined;
 }
 
 /**
@@ -85,6 +87,7 @@ export function runHistory(history: readonly HistoryEntry[]): RunSummary[] {
     if (r.windowEnd && r.event === "run") current.windows++;
     current.after = after;
     if (r.note) current.notes.push(r.note);
+    if (r.reload) current.reload = { id: r.reload.id, swapped: current.reload?.swapped === true || r.reload.phase === "swap" };
     previous = after;
   }
   if (current) runs.push(current);

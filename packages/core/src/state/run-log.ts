@@ -2,8 +2,26 @@ import { type CursorValue, cursorFromJSON, cursorToJSON } from "../cursor/cursor
 import { SqlloadError } from "../errors/sqlload-error.js";
 import type { Json } from "./json.js";
 
-/** The run-log format this version writes and reads. Newer records block only their own table. */
-export const RUN_LOG_FORMAT_VERSION = 1;
+/**
+ * The run-log format this version reads. Newer records block only their own table. Records of a
+ * reload's build are written as version 2, so that a sqlload that knows no resumable reloads
+ * refuses them rather than taking the build's position for the live table's; the others stay 1.
+ */
+export const RUN_LOG_FORMAT_VERSION = 2;
+
+/** What a record says about a resumable reload (SPEC §13). */
+export interface ReloadTag {
+  /** The reload: the id of the run that started it. */
+  readonly id: string;
+  /**
+   * `start`: the build was begun (an earlier one dropped); `build`: a window of the build
+   * committed, its end and the build's maximum in the record; `swap`: the build was swapped in,
+   * ending the reload.
+   */
+  readonly phase: "start" | "build" | "swap";
+}
+
+const PHASES: readonly ReloadTag["phase"][] = ["start", "build", "swap"];
 
 /** The table a target keeps its run log in (`_sqlload_runs` in the table's schema). */
 export const RUN_LOG_TABLE = "_sqlload_runs";
@@ -48,6 +66,8 @@ export interface RunLogRecord {
   readonly rollbackTo?: string | undefined;
   /** A rollback: where that run left the data's cursor (the next read starts there unless windowed). */
   readonly resumeFrom?: CursorValue | null | undefined;
+  /** A commit of a resumable reload; its `cursor` and `windowEnd` are the build table's while it is built. */
+  readonly reload?: ReloadTag | undefined;
 }
 
 export function encodeRunLogRecord(record: RunLogRecord): RunLogRow {
@@ -59,12 +79,13 @@ export function encodeRunLogRecord(record: RunLogRecord): RunLogRow {
     rows: record.rows,
     ...(record.note ? { note: record.note } : {}),
     ...(record.rollbackTo !== undefined ? { rollbackTo: record.rollbackTo, resumeFrom: cursorToJSON(record.resumeFrom) } : {}),
+    ...(record.reload ? { reload: { id: record.reload.id, phase: record.reload.phase } } : {}),
   };
   return {
     runId: record.runId,
     table: record.table,
     at: record.at,
-    formatVersion: RUN_LOG_FORMAT_VERSION,
+    formatVersion: record.reload && record.reload.phase !== "swap" ? 2 : 1,
     body: JSON.stringify(body),
   };
 }
@@ -97,8 +118,17 @@ export function decodeRunLogRow(row: RunLogRow, index: number): RunLogRecord {
       ...(typeof body.rollbackTo === "string"
         ? { rollbackTo: body.rollbackTo, resumeFrom: cursorFromJSON(body.resumeFrom) }
         : {}),
+      ...(body.reload !== undefined ? { reload: reloadTag(body.reload) } : {}),
     };
   } catch (cause) {
     throw new SqlloadError("SL500", `${name} cannot be read: ${(cause as Error).message}`, { table: row.table, cause });
   }
+}
+
+function reloadTag(value: unknown): ReloadTag {
+  const tag = value as Partial<ReloadTag> | null;
+  if (!tag || typeof tag.id !== "string" || !PHASES.includes(tag.phase as ReloadTag["phase"])) {
+    throw new Error("reload is not an id and a phase");
+  }
+  return { id: tag.id, phase: tag.phase as ReloadTag["phase"] };
 }

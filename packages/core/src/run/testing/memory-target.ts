@@ -28,7 +28,7 @@ interface UnitChanges {
 
 /** A failure to inject: the n-th (1-based) call of an operation throws. */
 export interface InjectedFailure {
-  readonly op: "write" | "commit" | "begin" | "publish";
+  readonly op: "write" | "commit" | "begin" | "publish" | "swap";
   readonly nth: number;
   readonly error?: Error;
 }
@@ -44,11 +44,14 @@ export class MemoryTarget implements TargetConnection {
   readonly runLog: RunLogRow[] = [];
   /** Committed units of a staged target, not yet published. */
   readonly staged: UnitChanges[] = [];
-  readonly calls: Record<InjectedFailure["op"], number> = { write: 0, commit: 0, begin: 0, publish: 0 };
+  readonly calls: Record<InjectedFailure["op"], number> = { write: 0, commit: 0, begin: 0, publish: 0, swap: 0 };
   readonly locked = new Set<string>();
   publish?: (ref: TargetTableRef) => Promise<void>;
   discard?: (ref: TargetTableRef) => Promise<void>;
   lockTable?: (ref: TargetTableRef) => Promise<{ release(): Promise<void> }>;
+  reloadBuildTable?: (ref: TargetTableRef) => TargetTableRef;
+  swapReloadBuild?: (ref: TargetTableRef, row: RunLogRow) => Promise<void>;
+  dropReloadBuild?: (ref: TargetTableRef) => Promise<void>;
   failures: InjectedFailure[] = [];
 
   constructor(capabilities: Partial<TargetCapabilities> = {}) {
@@ -61,6 +64,20 @@ export class MemoryTarget implements TargetConnection {
         this.dropStaged(name);
       };
       this.discard = async (ref) => this.dropStaged(formatTargetTable(ref));
+    }
+    if (this.capabilities.resumableReload) {
+      const build = (ref: TargetTableRef) => ({ schema: ref.schema, name: `${ref.name}__sqlload_reload` });
+      this.reloadBuildTable = build;
+      this.swapReloadBuild = async (ref, row) => {
+        this.count("swap");
+        const built = this.tables.get(formatTargetTable(build(ref)));
+        if (built) {
+          this.tables.set(formatTargetTable(ref), built);
+          this.tables.delete(formatTargetTable(build(ref)));
+        }
+        this.runLog.push(row);
+      };
+      this.dropReloadBuild = async (ref) => void this.tables.delete(formatTargetTable(build(ref)));
     }
     if (this.capabilities.locking) {
       this.lockTable = async (ref) => {
@@ -107,6 +124,7 @@ export class MemoryTarget implements TargetConnection {
   async begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
     this.count("begin");
     const changes: UnitChanges = { name: formatTargetTable(ref), options, deletes: [], writes: [], log: [] };
+    const logName = options.runLogTable ? formatTargetTable(options.runLogTable) : changes.name;
     let open = true;
     const live = () => {
       if (!open) throw new Error("unit already ended");
@@ -125,7 +143,7 @@ export class MemoryTarget implements TargetConnection {
         live();
         changes.log.push(row);
       },
-      runLogOfRun: async (runId) => this.runLog.filter((r) => r.table === changes.name && r.runId === runId),
+      runLogOfRun: async (runId) => this.runLog.filter((r) => r.table === logName && r.runId === runId),
       commit: async () => {
         live();
         this.count("commit");

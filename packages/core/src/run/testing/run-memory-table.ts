@@ -42,11 +42,12 @@ export async function runMemoryTable(
 ): Promise<MemoryRun> {
   const table = memoryTable(source, settings);
   const now = options.now ?? new Date("2026-10-15T12:00:00Z");
-  const prepared = await prepareTable({ table, source, target, flags: options.flags ?? {}, now });
+  const runId = options.runId ?? "run-1";
+  const prepared = await prepareTable({ table, source, target, flags: options.flags ?? {}, now, runId });
   const events: RunEvent[] = [];
   const result = await runPrepared(prepared, {
     target,
-    runId: options.runId ?? "run-1",
+    runId,
     emit: (event) => events.push(event),
     signal: options.signal ?? new AbortController().signal,
     chunkBytes: options.chunkBytes,
