@@ -71,6 +71,15 @@ describe.each(targets)("resumable reload into $name", (target) => {
     expect(again.stderr).toContain("--reload --restart");
     expect(await live(p)).toEqual(oldRows);
 
+    // A rollback recorded now would be dropped at the swap: refused, naming the way out.
+    const runs = JSON.parse((await p.ok("runs", "--json")).stdout) as { tables: { runs: { runId: string }[] }[] };
+    const runId = runs.tables[0]!.runs.at(-1)!.runId;
+    const rollback = await p.run("rollback", "src__t", "--to-run", runId, "--yes");
+    expect(rollback.code).not.toBe(0);
+    expect(rollback.stderr).toContain("SL504");
+    expect(rollback.stderr).toContain("in the middle of a reload");
+    expect(rollback.stderr).toContain("--reload --restart");
+
     // Killed while writing window 4, after window 3 committed (the 3rd pass of `write`).
     const killed = await runSqlload(["load"], { cwd: p.dir, env: { SQLLOAD_TEST_CRASH: "write:3" } });
     expect(killed.signal).toBe("SIGKILL");

@@ -7,6 +7,7 @@ import {
   encodeRunLogRecord,
   type Json,
   prepareTable,
+  reloadInProgress,
   rollbackRecord,
   runPosition,
   SqlloadError,
@@ -63,6 +64,18 @@ Without --yes it prints exactly what the next run will re-load (the cursor range
           table: name,
           hint: "Re-load a range instead: `sqlload load TABLE --start-cursor A --end-cursor B`.",
         });
+      }
+      const building = reloadInProgress(log!.position.history);
+      if (building) {
+        // The build ignores rollbacks and the swap starts the table over, so one recorded now would be dropped.
+        throw new SqlloadError(
+          "SL504",
+          `${name} is in the middle of a reload (started by run ${building.id}): a rollback now would be dropped at the swap`,
+          {
+            table: name,
+            hint: "Finish the reload first (`sqlload load TABLE --until-caught-up`) and roll back afterwards, or start it over with `sqlload load TABLE --reload --restart`.",
+          },
+        );
       }
       const run = runPosition(log!.position.history, flags["to-run"], name);
       if (!run.windowEnd && !run.cursor && run.state === undefined) {
