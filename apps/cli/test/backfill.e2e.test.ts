@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
@@ -59,25 +59,25 @@ describe("catching up", () => {
       join(dir, "sqlload.toml"),
       `[target]\npath = "w.duckdb"\n[sources.src]\nconnector = "duckdb"\npath = "source.duckdb"\n[sources.src.tables."main.events"]\ncursor_column = "day"\ncursor_start = "2025-10-01"\ncursor_end = "2026-10-01"\nbatch_size = "7d"\nmax_windows_per_run = 1\n`,
     );
-    const rowsPerRun: number[] = [];
-    for (let i = 0; i < 12; i++) {
-      const run = await sqlload(["load", "--log-format", "json"], { cwd: dir });
-      expect(run.code, run.stderr).toBe(0);
-      const done = run.stdout
+    // Each bounded pass moves one row: the first run alone, the other eleven as the passes of one
+    // --until-caught-up run (each pass plans from the target as a new run would), then a run that
+    // finds nothing left.
+    const completions = (stdout: string): Record<string, unknown>[] =>
+      stdout
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l))
-        .find((e) => e.event === "table_completed");
-      rowsPerRun.push(done.rows);
+        .filter((e) => e.event === "table_completed");
+    const rowsPerRun: number[] = [];
+    for (const args of [[], ["--until-caught-up"]]) {
+      const run = await sqlload(["load", "--log-format", "json", ...args], { cwd: dir });
+      expect(run.code, run.stderr).toBe(0);
+      rowsPerRun.push(...completions(run.stdout).map((e) => e.rows as number));
     }
     expect(rowsPerRun).toEqual(Array(12).fill(1));
     const last = await sqlload(["load", "--log-format", "json"], { cwd: dir });
-    const completed = last.stdout
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l))
-      .find((e) => e.event === "table_completed");
-    expect(completed).toMatchObject({ rows: 0, caughtUp: true });
+    expect(completions(last.stdout)).toHaveLength(1);
+    expect(completions(last.stdout)[0]).toMatchObject({ rows: 0, caughtUp: true });
   });
 });
 
@@ -170,7 +170,7 @@ function slowProject(): TestProject {
     src,
     text.replace(
       "yield rows(",
-      'if (ctx.window?.index === 1) { yield rows("t").slice(1); await new Promise((r) => setTimeout(r, 60_000)); }\n    yield rows(',
+      'if (ctx.window?.index === 1) { yield rows("t").slice(1); appendFileSync(join(process.cwd(), "mid-window"), ""); await new Promise((r) => setTimeout(r, 60_000)); }\n    yield rows(',
     ),
   );
   return p;
@@ -198,7 +198,8 @@ describe("interruption and locks", () => {
     const p = slowProject();
     const run = startLoad(p.dir);
     await run.waitFor("window 1/2");
-    await new Promise((r) => setTimeout(r, 500));
+    // Mid-window: the second window's first batch is written and its read is waiting.
+    for (let i = 0; i < 300 && !existsSync(join(p.dir, "mid-window")); i++) await new Promise((r) => setTimeout(r, 50));
     run.child.kill("SIGINT");
     expect(await run.exited).toBe(130);
     expect(run.output().stderr).toContain("interrupted");

@@ -66,17 +66,27 @@ async function scenario(): Promise<{ dir: string; source: string; target: string
 interface RunningWorker {
   readonly child: ChildProcess;
   taken: number;
+  /** Resolves when the worker says it is ready on the queue. */
+  readonly ready: Promise<void>;
   readonly exited: Promise<void>;
 }
 
 function startWorker(dir: string, queue: string, env: Record<string, string>): RunningWorker {
   const child = startSqlload(["worker", "--queue", queue, "--stall-timeout", "2"], { cwd: dir, env });
+  let ready: () => void = () => {};
   const worker: RunningWorker = {
     child,
     taken: 0,
+    ready: new Promise((resolve) => {
+      ready = resolve;
+    }),
     exited: new Promise((resolve) => child.on("close", () => resolve())),
   };
+  child.on("close", () => ready());
+  let said = "";
   child.stderr?.on("data", (d: Buffer) => {
+    said += d;
+    if (said.includes("worker ready on")) ready();
     worker.taken += (String(d).match(/ took /g) ?? []).length;
     if (process.env.SQLLOAD_TEST_VERBOSE) process.stderr.write(`[worker ${child.pid}] ${d}`);
   });
@@ -170,6 +180,8 @@ describe("load --queue", () => {
     writeFileSync(join(other, "sqlload.toml"), `${readFileSync(join(dir, "sqlload.toml"), "utf8")}\n# changed\n`);
     const worker = startWorker(other, queue, env);
     try {
+      // Each look is a CLI start: none before the worker can have taken the job.
+      await worker.ready;
       for (let i = 0; i < 200; i++) {
         const s = await sqlload(["status", "--queue", queue, runId, "--json"], { cwd: dir, env });
         const passes = JSON.parse(s.stdout).passes as { state: string; error?: string }[];

@@ -39,19 +39,21 @@ describe.runIf(built)("sqlload into ClickHouse (built CLI, chdb)", () => {
     expect(first.stdout).toContain("loaded raw.src__orders 2 rows");
     expect(first.stdout).toContain("loaded raw.src__customers 2 rows");
 
-    const types = await p.query<{ name: string; type: string }>(
-      "SELECT name, type FROM system.columns WHERE database = 'raw' AND table = 'src__orders' ORDER BY position",
-    );
-    expect(types).toEqual([
-      { name: "id", type: "Int64" },
-      { name: "amount", type: "Nullable(Decimal(12, 2))" },
-      { name: "updated_at", type: "DateTime64(6, 'UTC')" },
-      { name: "note", type: "Nullable(String)" },
-    ]);
-    const [orders] = await p.query<{ sorting_key: string; engine: string }>(
-      "SELECT sorting_key, engine FROM system.tables WHERE database = 'raw' AND name = 'src__orders'",
-    );
-    expect(orders).toEqual({ sorting_key: "updated_at, id", engine: "MergeTree" });
+    await p.inspect(async (query) => {
+      const types = await query<{ name: string; type: string }>(
+        "SELECT name, type FROM system.columns WHERE database = 'raw' AND table = 'src__orders' ORDER BY position",
+      );
+      expect(types).toEqual([
+        { name: "id", type: "Int64" },
+        { name: "amount", type: "Nullable(Decimal(12, 2))" },
+        { name: "updated_at", type: "DateTime64(6, 'UTC')" },
+        { name: "note", type: "Nullable(String)" },
+      ]);
+      const [orders] = await query<{ sorting_key: string; engine: string }>(
+        "SELECT sorting_key, engine FROM system.tables WHERE database = 'raw' AND name = 'src__orders'",
+      );
+      expect(orders).toEqual({ sorting_key: "updated_at, id", engine: "MergeTree" });
+    });
 
     const plan = await p.ok("plan", "src__orders");
     expect(plan.stdout).toContain("2026-10-12 17:00:00.000000+00 (destination maximum)");
@@ -72,36 +74,38 @@ describe.runIf(built)("sqlload into ClickHouse (built CLI, chdb)", () => {
       ]);
     const second = await p.ok("load");
     expect(second.stdout).toContain("loaded raw.src__orders 2 rows");
-    expect(await p.query("SELECT toString(id) AS id, toString(amount) AS amount, note FROM raw.src__orders ORDER BY id")).toEqual(
-      [
-        { id: "1", amount: "10.5", note: "first" },
-        { id: "2", amount: "25", note: "changed at the maximum" },
-        { id: "3", amount: "30", note: "new" },
-      ],
-    );
-    expect(await p.query("SELECT toString(id) AS id, name FROM raw.src__customers FINAL ORDER BY id")).toEqual([
-      { id: "1", name: "Ada" },
-      { id: "2", name: "Grace Hopper" },
-      { id: "3", name: "Edsger" },
-    ]);
-    expect(await p.query("SELECT code, rate FROM raw.src__rates ORDER BY code")).toEqual([
-      { code: "EUR", rate: 1.2 },
-      { code: "GBP", rate: 0.9 },
-    ]);
-    const log = await p.query<{ target_name: string; n: string }>(
-      "SELECT target_name, toString(count()) AS n FROM raw._sqlload_runs GROUP BY target_name ORDER BY target_name",
-    );
-    expect(log).toEqual([
-      { target_name: "src__customers", n: "2" },
-      { target_name: "src__orders", n: "2" },
-      { target_name: "src__rates", n: "2" },
-    ]);
-    // Nothing of the runs' staging, journals or locks is left behind.
-    expect(
-      await p.query(
-        "SELECT name FROM system.tables WHERE database = 'raw' AND name LIKE '\\_sqlload\\_%' AND name != '_sqlload_runs'",
-      ),
-    ).toEqual([]);
+    await p.inspect(async (query) => {
+      expect(await query("SELECT toString(id) AS id, toString(amount) AS amount, note FROM raw.src__orders ORDER BY id")).toEqual(
+        [
+          { id: "1", amount: "10.5", note: "first" },
+          { id: "2", amount: "25", note: "changed at the maximum" },
+          { id: "3", amount: "30", note: "new" },
+        ],
+      );
+      expect(await query("SELECT toString(id) AS id, name FROM raw.src__customers FINAL ORDER BY id")).toEqual([
+        { id: "1", name: "Ada" },
+        { id: "2", name: "Grace Hopper" },
+        { id: "3", name: "Edsger" },
+      ]);
+      expect(await query("SELECT code, rate FROM raw.src__rates ORDER BY code")).toEqual([
+        { code: "EUR", rate: 1.2 },
+        { code: "GBP", rate: 0.9 },
+      ]);
+      const log = await query<{ target_name: string; n: string }>(
+        "SELECT target_name, toString(count()) AS n FROM raw._sqlload_runs GROUP BY target_name ORDER BY target_name",
+      );
+      expect(log).toEqual([
+        { target_name: "src__customers", n: "2" },
+        { target_name: "src__orders", n: "2" },
+        { target_name: "src__rates", n: "2" },
+      ]);
+      // Nothing of the runs' staging, journals or locks is left behind.
+      expect(
+        await query(
+          "SELECT name FROM system.tables WHERE database = 'raw' AND name LIKE '\\_sqlload\\_%' AND name != '_sqlload_runs'",
+        ),
+      ).toEqual([]);
+    });
     const third = await p.ok("load", "src__orders");
     expect(third.stdout).toContain("loaded raw.src__orders 1 rows");
 
@@ -143,46 +147,51 @@ export const orders = src.table(
 );
 `;
     const toml = `[sources.src.tables.orders]\ncursor_column = "updated_at"\ncursor_start = "2026-01-01"\ncursor_end = "2026-01-07"\nbatch_size = "1d"\nwrite_strategy = "delete_insert"\n`;
-    const counts = (p: ClickHouseProject) =>
-      p.query<{ rows: string; distinct: string; runs: string[] }>(
-        "SELECT toString(count()) AS rows, toString(uniqExact(id)) AS distinct, groupUniqArray(run) AS runs FROM raw.src__orders",
-      );
-    const leftovers = (p: ClickHouseProject) =>
-      p.query<{ name: string }>(
-        "SELECT name FROM system.tables WHERE database = 'raw' AND startsWith(name, '_sqlload_') AND name != '_sqlload_runs'",
-      );
+    // The table's rows and the runs' staging tables left behind, read on one opening of the folder.
+    const state = (p: ClickHouseProject) =>
+      p.inspect(async (query) => ({
+        counts: await query<{ rows: string; distinct: string; runs: string[] }>(
+          "SELECT toString(count()) AS rows, toString(uniqExact(id)) AS distinct, groupUniqArray(run) AS runs FROM raw.src__orders",
+        ),
+        leftovers: await query<{ name: string }>(
+          "SELECT name FROM system.tables WHERE database = 'raw' AND startsWith(name, '_sqlload_') AND name != '_sqlload_runs'",
+        ),
+      }));
 
     it("publishes nothing, and the next run loads exactly the source's rows", async () => {
       const p = new ClickHouseProject(module, toml);
       // Killed right after its third window committed (staged): the table it created is empty.
       const killed = await p.run(["load"], { env: { SQLLOAD_TEST_CRASH: "commit:3", RUN: "a" } });
       expect(killed.signal).toBe("SIGKILL");
-      expect(await p.query("SELECT toString(count()) AS n FROM raw.src__orders")).toEqual([{ n: "0" }]);
-      expect((await leftovers(p)).length).toBeGreaterThan(0);
+      const killedState = await state(p);
+      expect(killedState.counts).toEqual([{ rows: "0", distinct: "0", runs: [] }]);
+      expect(killedState.leftovers.length).toBeGreaterThan(0);
 
       await p.run(["load"], { env: { RUN: "a" } }).then((r) => expect(r.code, r.stderr).toBe(0));
-      expect(await counts(p)).toEqual([{ rows: "6000", distinct: "6000", runs: ["a"] }]);
-      expect(await leftovers(p)).toEqual([]);
+      const loaded = await state(p);
+      expect(loaded.counts).toEqual([{ rows: "6000", distinct: "6000", runs: ["a"] }]);
+      expect(loaded.leftovers).toEqual([]);
 
       // A re-read of every window, killed after its last window committed: the table is as it was.
       const range = ["load", "--start-cursor", "2026-01-01", "--end-cursor", "2026-01-07"];
       const again = await p.run(range, { env: { SQLLOAD_TEST_CRASH: "commit:6", RUN: "b" } });
       expect(again.signal).toBe("SIGKILL");
-      expect(await counts(p)).toEqual([{ rows: "6000", distinct: "6000", runs: ["a"] }]);
+      expect((await state(p)).counts).toEqual([{ rows: "6000", distinct: "6000", runs: ["a"] }]);
 
       // Killed at seeded instants, mid-read or mid-publish, then a run to the end.
       for (const delay of [900, 1900]) {
         const run = await p.run(range, { env: { RUN: "c" }, killAfterMs: delay });
-        const [state] = await counts(p);
-        expect(state?.rows).toBe("6000");
-        expect(state?.distinct).toBe("6000");
+        const [now] = (await state(p)).counts;
+        expect(now?.rows).toBe("6000");
+        expect(now?.distinct).toBe("6000");
         // Either nothing of the killed run landed, or all of it.
-        expect([["a"], ["c"]]).toContainEqual(state?.runs);
+        expect([["a"], ["c"]]).toContainEqual(now?.runs);
         if (run.signal !== "SIGKILL") expect(run.code, run.stderr).toBe(0);
       }
       await p.run(range, { env: { RUN: "d" } }).then((r) => expect(r.code, r.stderr).toBe(0));
-      expect(await counts(p)).toEqual([{ rows: "6000", distinct: "6000", runs: ["d"] }]);
-      expect(await leftovers(p)).toEqual([]);
+      const last = await state(p);
+      expect(last.counts).toEqual([{ rows: "6000", distinct: "6000", runs: ["d"] }]);
+      expect(last.leftovers).toEqual([]);
     });
   });
 

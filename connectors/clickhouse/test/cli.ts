@@ -62,10 +62,17 @@ export class ClickHouseProject {
   }
 
   /** Queries the project's ClickHouse (between runs: chdb lets one process open the folder at a time). */
-  async query<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]> {
+  query<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]> {
+    return this.inspect((query) => query<T>(sql, params));
+  }
+
+  /** Runs several queries on one opening of the folder (each opening costs a fifth of a second). */
+  async inspect<R>(
+    check: (query: <T = Record<string, unknown>>(sql: string, params?: Params) => Promise<T[]>) => Promise<R>,
+  ): Promise<R> {
     const session = await openChdb("ch", this.dir);
     try {
-      return await session.query<T>(sql, params);
+      return await check((sql, params) => session.query(sql, params));
     } finally {
       await session.release();
     }

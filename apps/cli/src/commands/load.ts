@@ -13,7 +13,6 @@ import {
 } from "@sqlload/core";
 import { readFlags } from "../cursor-flags.js";
 import { ExitCode, exitCodeForResults } from "../exit-codes.js";
-import { queuedLoad } from "../queue/queued-load.js";
 import { formatCount, formatSeconds } from "../render/format.js";
 import { committedLine, lineRenderer } from "../render/line-renderer.js";
 import { nothingToLoad } from "../render/nothing-to-load.js";
@@ -134,6 +133,8 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
       if (flags.queue) {
         // Config errors before anything is enqueued, as a local load finds them before reading.
         await checkTables(session, tables, flagsForPlan, { connect: true });
+        // Imported here: the queue client (BullMQ) is a third of a local load's start-up.
+        const { queuedLoad } = await import("../queue/queued-load.js");
         const queued = await queuedLoad({
           url: flags.queue,
           tables,
