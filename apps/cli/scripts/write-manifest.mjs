@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Writes oclif.manifest.json beside package.json after each build. Without a manifest, oclif imports
 // every command (the worker's queue client included) on every start to learn their ids and flags;
-// with it, a run imports only the command it runs, about a third less CPU per start. It is not in the
-// published package (`files`), whose start-up is the packaging test's business; turbo caches it
-// with dist/. A build of the CLI with plain `tsc` leaves it behind: new commands then need `pnpm build`.
+// with it, a run imports only the command it runs, about a third less CPU per start. It runs after
+// every build and again at `prepack`, so the published package carries a manifest of exactly the
+// commands it ships (oclif ignores a manifest whose version differs from package.json's); turbo caches
+// it with dist/. A build of the CLI with plain `tsc` leaves it behind: new commands then need `pnpm build`.
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

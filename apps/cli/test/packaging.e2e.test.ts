@@ -45,6 +45,9 @@ describe("packed install, offline", () => {
       expect(existsSync(join(packs, file)), file).toBe(true);
       tarballs.set(manifest.name, join(packs, file));
     }
+    // The CLI ships its oclif manifest, so a user's start imports only the command it runs.
+    const cliFiles = execFileSync("tar", ["-tzf", tarballs.get("sqlload")!], { encoding: "utf8" });
+    expect(cliFiles).toMatch(/^package\/oclif\.manifest\.json$/m);
     const app = tempDir("sqlload-install-");
     writeFileSync(
       join(app, "package.json"),

@@ -49,7 +49,9 @@ export async function loadTableModule(
   }
   const alias = sqlloadAlias(projectDir);
   const jiti = createJiti(join(projectDir, "sqlload.toml"), {
-    fsCache: false,
+    // The transpiled module is cached by its content's hash (node_modules/.cache/jiti, or the temp
+    // folder): a run whose module did not change skips loading babel, about 0.3 s of every start.
+    fsCache: true,
     moduleCache: false,
     interopDefault: true,
     ...(alias ? { alias: { sqlload: alias } } : {}),
