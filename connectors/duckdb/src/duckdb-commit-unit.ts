@@ -4,6 +4,8 @@ import {
   type CommitUnit,
   type CommitUnitOptions,
   type CursorRange,
+  type FileScan,
+  type FileScanWritten,
   formatTargetTable,
   type RecordBatch,
   type RunLogRow,
@@ -13,6 +15,7 @@ import {
 import { appendBatch, TableAppender } from "./duckdb-appender.js";
 import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import { DuckDBTypeId } from "./duckdb-client.js";
+import { ingestScan } from "./duckdb-file-scan.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
 import { duckdbRange } from "./duckdb-range.js";
@@ -126,6 +129,15 @@ class DuckDBCommitUnit implements CommitUnit {
         throw error;
       }
     });
+  }
+
+  async ingestFiles(scan: FileScan, columns: readonly string[]): Promise<FileScanWritten> {
+    this.check();
+    if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(this.options.columns));
+    await this.flushAppender();
+    const names = columns.map((name) => this.column(name).name);
+    const cursor = this.options.cursor && { column: this.column(this.options.cursor.column).name, kind: this.options.cursor.kind };
+    return this.guard(() => ingestScan(this.connection, this.table, scan, names, cursor));
   }
 
   /** Closes the open appender, which puts its rows in the transaction (and reports a failure to flush them). */

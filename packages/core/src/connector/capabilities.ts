@@ -39,6 +39,11 @@ export interface TargetCapabilities {
    * executed twice (a queue job run again after its worker died). Default false.
    */
   readonly commitGuard: boolean;
+  /**
+   * The engines whose file scans (`FileScan`) its commit units run with `ingestFiles`, reading a
+   * source's files themselves instead of receiving their rows. Default none.
+   */
+  readonly fileScanEngines: readonly string[];
 }
 
 export const defaultTargetCapabilities: TargetCapabilities = {
@@ -47,6 +52,7 @@ export const defaultTargetCapabilities: TargetCapabilities = {
   locking: false,
   writeStrategies: ["append", "delete_insert", "merge", "replace"],
   commitGuard: false,
+  fileScanEngines: [],
 };
 
 export interface SourceCapabilities {
