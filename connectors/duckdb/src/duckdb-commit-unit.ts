@@ -15,9 +15,9 @@ import {
 import { appendBatch, TableAppender } from "./duckdb-appender.js";
 import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import { DuckDBTypeId } from "./duckdb-client.js";
-import { ingestScan } from "./duckdb-file-scan.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
+import { ingestScan } from "./duckdb-file-scan.js";
 import { duckdbRange } from "./duckdb-range.js";
 import { ensureRunLogTable, insertRunLog, selectRunLog } from "./duckdb-run-log.js";
 import { wrapDuckDBError } from "./errors.js";
@@ -136,7 +136,10 @@ class DuckDBCommitUnit implements CommitUnit {
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(this.options.columns));
     await this.flushAppender();
     const names = columns.map((name) => this.column(name).name);
-    const cursor = this.options.cursor && { column: this.column(this.options.cursor.column).name, kind: this.options.cursor.kind };
+    const cursor = this.options.cursor && {
+      column: this.column(this.options.cursor.column).name,
+      kind: this.options.cursor.kind,
+    };
     return this.guard(() => ingestScan(this.connection, this.table, scan, names, cursor));
   }
 

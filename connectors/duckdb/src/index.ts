@@ -34,7 +34,9 @@ export default defineConnector({
     const path = context.options.path ?? DEFAULT_TARGET_PATH;
     if (typeof path !== "string") throw new SqlloadError("SL103", "the DuckDB target's `path` must be a string");
     const native = context.options.native_file_reads !== false;
-    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target"), (db) => DuckDBTarget.open(db, native));
+    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target"), (db) =>
+      DuckDBTarget.open(db, native),
+    );
   },
   async source(context) {
     const path = context.options.path;

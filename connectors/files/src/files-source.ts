@@ -80,7 +80,8 @@ export class FilesSource implements SourceConnection {
       cursorIndexed,
       notes,
       // Parquet and CSV go to DuckDB's own readers on a target that has them; JSON lines stay rows.
-      fileScan: options.format === "parquet" || options.format === "csv" ? { engine: "duckdb", format: options.format } : undefined,
+      fileScan:
+        options.format === "parquet" || options.format === "csv" ? { engine: "duckdb", format: options.format } : undefined,
     };
   }
 

@@ -14,10 +14,10 @@ import {
 import {
   CommitPoints,
   type CursorRange,
-  type FileScan,
-  type FileScanRequest,
   type CursorValue,
   compareCursor,
+  type FileScan,
+  type FileScanRequest,
   inCursorRange,
   maxCursor,
   overlapsCursorRange,
@@ -170,7 +170,8 @@ export class FilesTableReader implements SourceTableReader {
       return groups.map((group, g) => {
         const first = group.segments[0] as Segment;
         const full =
-          g + 1 < groups.length && group.files + ((groups[g + 1] as Group).segments[0] as Segment).files.length > FILES_PER_COMMIT;
+          g + 1 < groups.length &&
+          group.files + ((groups[g + 1] as Group).segments[0] as Segment).files.length > FILES_PER_COMMIT;
         return scan(
           group.segments.flatMap((s) => s.files),
           first.includeNulls,

@@ -121,7 +121,9 @@ export class Committer {
     if (!unit) throw new SqlloadError("SL900", `no commit unit open for ${this.args.table}`);
     const { table, filter } = this.args;
     if (!unit.ingestFiles) {
-      throw new SqlloadError("SL406", `target of ${table} declares file scans but its commit units have no ingestFiles()`, { table });
+      throw new SqlloadError("SL406", `target of ${table} declares file scans but its commit units have no ingestFiles()`, {
+        table,
+      });
     }
     const ingestFiles = unit.ingestFiles.bind(unit);
     const names = (filter.columnsOf(this.columns ?? this.args.targetColumns) ?? []).map((c) => c.name);

@@ -24,8 +24,13 @@ export async function scanPass(args: {
   if (!reader.fileScans) {
     throw new SqlloadError("SL406", `the source of ${table} offers its files but its reader has no fileScans()`, { table });
   }
-  const scans = await reader.fileScans({ range: pass.range, includeNulls: pass.includeNulls, ordered: schedule.commitsAtCommitPoints });
-  if (!committer.open) await committer.begin(undefined, { range: pass.deleteRange ?? pass.range, includeNulls: pass.includeNulls });
+  const scans = await reader.fileScans({
+    range: pass.range,
+    includeNulls: pass.includeNulls,
+    ordered: schedule.commitsAtCommitPoints,
+  });
+  if (!committer.open)
+    await committer.begin(undefined, { range: pass.deleteRange ?? pass.range, includeNulls: pass.includeNulls });
   for (const [i, scan] of scans.entries()) {
     if (signal.aborted) throw interruptedError(table);
     crashPoint("read");
