@@ -41,7 +41,7 @@ function projectFor(data: string, native: boolean): string {
   return project(`[target]
 connector = "duckdb"
 path = "w.duckdb"
-${native ? "" : "native_file_reads = false\n"}
+native_file_reads = ${native}
 [sources.lake]
 connector = "files"
 path = "${data.replaceAll("\\", "\\\\")}"
