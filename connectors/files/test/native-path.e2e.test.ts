@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ok, project } from "./e2e.js";
+import { ok, project, queryDuckDB, sqlload } from "./e2e.js";
 import { duck, parquet, writeText } from "./harness.js";
 
 // The native path (the DuckDB target reading a files source's Parquet and CSV itself) must load
@@ -162,5 +162,54 @@ describe("files into DuckDB: the native path loads what the row path loads", () 
     const again = [await ok(["load"], native), await ok(["load"], rows)];
     expect(loadedLines(again[0]!.stdout)).toEqual(loadedLines(again[1]!.stdout));
     await check();
+  });
+
+  it("a load killed after the files were read into the unit, or right after its commit, loses and doubles nothing", async () => {
+    const dir = project(`[target]
+connector = "duckdb"
+path = "w.duckdb"
+native_file_reads = true
+
+[sources.lake]
+connector = "files"
+path = "data"
+
+[sources.lake.tables.orders]
+glob = "orders/*.parquet"
+cursor_column = "updated_at"
+`);
+    for (let f = 0; f < 3; f++) {
+      await parquet(
+        join(dir, `data/orders/p${f}.parquet`),
+        `SELECT g AS id, TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_seconds(g // 2) AS updated_at FROM range(${f * 100}, ${f * 100 + 100}) t(g)`,
+      );
+    }
+    const count = async () =>
+      (
+        await queryDuckDB(
+          join(dir, "w.duckdb"),
+          "SELECT count(*)::INTEGER AS n, count(DISTINCT id)::INTEGER AS d FROM raw.lake__orders",
+        )
+      )[0];
+    // Killed with the rows in the unit, before its commit: nothing landed.
+    const killed = await sqlload(["load"], dir, { SQLLOAD_TEST_CRASH: "write:1" });
+    expect(killed.code).not.toBe(0);
+    const before = await queryDuckDB(
+      join(dir, "w.duckdb"),
+      "SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_name = 'lake__orders'",
+    );
+    // The table was created before the unit began (ensureTable commits on its own), empty.
+    expect(before).toEqual([{ n: 1 }]);
+    expect(await count()).toEqual({ n: 0, d: 0 });
+    // Killed right after the commit: everything landed once.
+    expect((await sqlload(["load"], dir, { SQLLOAD_TEST_CRASH: "commit:1" })).code).not.toBe(0);
+    expect(await count()).toEqual({ n: 300, d: 300 });
+    // A new file; the next run replaces from the maximum and adds it, exactly once.
+    await parquet(
+      join(dir, "data/orders/p3.parquet"),
+      `SELECT g AS id, TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_seconds(g // 2) AS updated_at FROM range(300, 350) t(g)`,
+    );
+    await ok(["load"], dir);
+    expect(await count()).toEqual({ n: 350, d: 350 });
   });
 });
