@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // A folder of Parquet files → DuckDB through the built CLI (`sqlload load`, files source), against
 // DuckDB's own `CREATE TABLE … AS SELECT * FROM read_parquet(…)` of the same folder, best of N,
-// interleaved (issue 15).
+// interleaved (issue 15). sqlload runs twice per round: on the native path (the DuckDB target reads
+// the files itself, the default) and on the row path (`native_file_reads = false`). CPU times are
+// the loading process's own (with DuckDB's threads), wall times swing on a shared machine.
 //
-//   pnpm build && node bench/files-duckdb.mjs [--rows 5000000] [--files 8] [--repeat 2] [--quick]
+//   pnpm build && node bench/files-duckdb.mjs [--rows 5000000] [--files 8] [--repeat 2] [--no-row-path] [--quick]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,37 +30,53 @@ try {
       ) TO '${join(folder, `part-${f}.parquet`)}' (FORMAT parquet)`);
     }
   });
-  writeFileSync(
-    join(dir, "sqlload.toml"),
-    `[target]\npath = "w.duckdb"\n\n[sources.lake]\nconnector = "files"\npath = "landing"\n\n` +
-      `[sources.lake.tables.orders]\nglob = "orders/*.parquet"\ncursor_column = "updated_at"\n`,
-  );
+  const toml = (extra) =>
+    `[target]\npath = "w.duckdb"\n${extra}\n[sources.lake]\nconnector = "files"\npath = "landing"\n\n` +
+    `[sources.lake.tables.orders]\nglob = "orders/*.parquet"\ncursor_column = "updated_at"\n`;
   const native = [];
   const sqlload = [];
-  for (let i = 0; i < repeat; i++) {
-    rmSync(join(dir, "native.duckdb"), { force: true });
-    native.push(
-      await timed(() =>
-        withDuckDB(join(dir, "native.duckdb"), (c) =>
-          c.run(`CREATE TABLE orders AS SELECT * FROM read_parquet('${join(folder, "*.parquet")}')`),
-        ),
-      ),
-    );
+  const rowPath = [];
+  const fresh = () => {
     rmSync(join(dir, "w.duckdb"), { force: true });
     rmSync(join(dir, "w.duckdb.wal"), { force: true });
+  };
+  for (let i = 0; i < repeat; i++) {
+    rmSync(join(dir, "native.duckdb"), { force: true });
+    const cpu = process.cpuUsage();
+    const s = await timed(() =>
+      withDuckDB(join(dir, "native.duckdb"), (c) =>
+        c.run(`CREATE TABLE orders AS SELECT * FROM read_parquet('${join(folder, "*.parquet")}')`),
+      ),
+    );
+    const used = process.cpuUsage(cpu);
+    native.push({ s, cpuS: (used.user + used.system) / 1e6 });
+    if (!hasFlag("no-row-path")) {
+      fresh();
+      writeFileSync(join(dir, "sqlload.toml"), toml("native_file_reads = false\n"));
+      rowPath.push(await peakRss(process.execPath, [cli, "load"], dir));
+    }
+    fresh();
+    writeFileSync(join(dir, "sqlload.toml"), toml(""));
     sqlload.push(await peakRss(process.execPath, [cli, "load"], dir));
   }
   const loaded = await withDuckDB(join(dir, "w.duckdb"), async (c) =>
     (await c.runAndReadAll("SELECT count(*)::INTEGER AS n FROM raw.lake__orders")).getRowObjectsJS(),
   );
   if (loaded[0].n !== rows) throw new Error(`sqlload loaded ${loaded[0].n} rows, expected ${rows}`);
-  const b = best(sqlload);
+  const base = best(native);
   console.log(describeMachine());
   console.log(`${rows.toLocaleString("en")} rows in ${files} Parquet files`);
-  console.log(`DuckDB CREATE TABLE AS SELECT * FROM read_parquet: ${seconds(best(native))}${runs(native)}`);
   console.log(
-    `sqlload load (files → DuckDB): ${seconds(b)} = ${(b.s / best(native)).toFixed(2)}x read_parquet, peak RSS ${b.rssMB.toFixed(0)} MB${runs(sqlload)}`,
+    `DuckDB CREATE TABLE AS SELECT * FROM read_parquet: ${seconds(base)}, CPU ${base.cpuS.toFixed(2)} s${runs(native)}`,
   );
+  const report = (name, list) => {
+    const b = best(list);
+    console.log(
+      `${name}: ${seconds(b)} = ${(b.s / base.s).toFixed(2)}x read_parquet, CPU ${b.cpuS.toFixed(2)} s = ${(b.cpuS / base.cpuS).toFixed(2)}x, peak RSS ${b.rssMB.toFixed(0)} MB${runs(list)}`,
+    );
+  };
+  report("sqlload load (files → DuckDB, native path)", sqlload);
+  if (rowPath.length > 0) report("sqlload load (files → DuckDB, row path)", rowPath);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -5,6 +5,12 @@ import { type FromDuckDB, fromDuckDB } from "./duckdb-values.js";
 /** Rows per yielded batch: 16 DuckDB chunks, large enough that per-batch work vanishes, small enough to stream. */
 export const BATCH_ROWS = 16 * 2048;
 
+/**
+ * Bytes of text and blobs at which a batch is cut before BATCH_ROWS, so rows of 1 KB make batches
+ * of about 8 MB rather than 32 MB (the Postgres source's bound too).
+ */
+export const BATCH_BYTES = 8 << 20;
+
 // Room for one chunk past BATCH_ROWS: a batch is cut after the chunk that reaches it.
 const CAPACITY = BATCH_ROWS + 2048;
 
@@ -28,7 +34,7 @@ export async function* streamBatches(
     const chunk = await result.fetchChunk();
     const done = !chunk || chunk.rowCount === 0;
     if (!done) builder.add(chunk);
-    if (builder.length > 0 && (done || builder.length >= BATCH_ROWS)) yield builder.flush();
+    if (builder.length > 0 && (done || builder.length >= BATCH_ROWS || builder.bytes >= BATCH_BYTES)) yield builder.flush();
     if (done) return;
   }
 }
@@ -56,6 +62,8 @@ class BatchBuilder {
   private values: ColumnVector["values"][] = [];
   private nulls: (Uint8Array | undefined)[] = [];
   length = 0;
+  /** Bytes of the text and blobs gathered so far. */
+  bytes = 0;
 
   constructor(
     private readonly schema: readonly Column[],
@@ -79,7 +87,10 @@ class BatchBuilder {
           if (!nulls) this.nulls[c] = nulls = new Uint8Array(CAPACITY);
           nulls[offset + i] = 1;
         } else {
-          values[offset + i] = convert(item);
+          const value = convert(item);
+          values[offset + i] = value;
+          if (typeof value === "string") this.bytes += value.length;
+          else if (value instanceof Uint8Array) this.bytes += value.byteLength;
         }
       }
     }
@@ -104,5 +115,6 @@ class BatchBuilder {
     this.values = this.schema.map((c) => allocate(c.type, CAPACITY));
     this.nulls = this.schema.map(() => undefined);
     this.length = 0;
+    this.bytes = 0;
   }
 }

@@ -4,6 +4,8 @@ import {
   type CommitUnit,
   type CommitUnitOptions,
   type CursorRange,
+  type FileScan,
+  type FileScanWritten,
   formatTargetTable,
   type RecordBatch,
   type RunLogRow,
@@ -15,6 +17,7 @@ import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
 import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
+import { ingestScan } from "./duckdb-file-scan.js";
 import { duckdbRange } from "./duckdb-range.js";
 import { ensureRunLogTable, insertRunLog, selectRunLog } from "./duckdb-run-log.js";
 import { wrapDuckDBError } from "./errors.js";
@@ -131,6 +134,18 @@ class DuckDBCommitUnit implements CommitUnit {
         throw error;
       }
     });
+  }
+
+  async ingestFiles(scan: FileScan, columns: readonly string[]): Promise<FileScanWritten> {
+    this.check();
+    if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(this.options.columns));
+    await this.flushAppender();
+    const names = columns.map((name) => this.column(name).name);
+    const cursor = this.options.cursor && {
+      column: this.column(this.options.cursor.column).name,
+      kind: this.options.cursor.kind,
+    };
+    return this.guard(() => ingestScan(this.connection, this.table, scan, names, cursor));
   }
 
   /** Closes the open appender, which puts its rows in the transaction (and reports a failure to flush them). */

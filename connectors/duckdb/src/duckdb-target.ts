@@ -40,24 +40,31 @@ import { wrapDuckDBError } from "./errors.js";
  * with SL306).
  */
 export class DuckDBTarget implements TargetConnection {
-  /** What every connection declares; the connector declares the same before connecting. */
-  static readonly capabilities: TargetCapabilities = {
-    ...defaultTargetCapabilities,
-    commitModel: "transactional",
-    codePointText: true,
-    locking: false,
-    commitGuard: true,
-    resumableReload: true,
-  };
-  readonly capabilities: TargetCapabilities = DuckDBTarget.capabilities;
+  /**
+   * What a connection declares; the connector declares the same before connecting. Commit units
+   * run DuckDB file scans (a files source's Parquet and CSV) themselves unless the target sets
+   * `native_file_reads = false`.
+   */
+  static capabilitiesFor(nativeFileReads: boolean): TargetCapabilities {
+    return {
+      ...defaultTargetCapabilities,
+      commitModel: "transactional",
+      codePointText: true,
+      locking: false,
+      commitGuard: true,
+      resumableReload: true,
+      fileScanEngines: nativeFileReads ? ["duckdb"] : [],
+    };
+  }
 
   private constructor(
     private readonly db: DuckDBDatabase,
     private readonly connection: DuckDBConnection,
+    readonly capabilities: TargetCapabilities,
   ) {}
 
-  static async open(db: DuckDBDatabase): Promise<DuckDBTarget> {
-    return new DuckDBTarget(db, await db.connect());
+  static async open(db: DuckDBDatabase, nativeFileReads = true): Promise<DuckDBTarget> {
+    return new DuckDBTarget(db, await db.connect(), DuckDBTarget.capabilitiesFor(nativeFileReads));
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {

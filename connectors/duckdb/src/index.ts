@@ -17,17 +17,26 @@ export default defineConnector({
         type: "string",
         description: `The database file, relative to the project folder (default "${DEFAULT_TARGET_PATH}"); ":memory:" keeps it in memory.`,
       },
+      {
+        key: "native_file_reads",
+        type: "boolean",
+        description:
+          "Read a files source's Parquet and CSV files with DuckDB's own readers, straight into the table (default true); false moves their rows through sqlload.",
+      },
     ],
     source: [
       { key: "path", type: "string", required: true, description: "The database file to read, relative to the project folder." },
     ],
     table: [],
   },
-  targetCapabilities: DuckDBTarget.capabilities,
+  targetCapabilities: (options) => DuckDBTarget.capabilitiesFor(options.native_file_reads !== false),
   async target(context) {
     const path = context.options.path ?? DEFAULT_TARGET_PATH;
     if (typeof path !== "string") throw new SqlloadError("SL103", "the DuckDB target's `path` must be a string");
-    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target"), DuckDBTarget.open);
+    const native = context.options.native_file_reads !== false;
+    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target"), (db) =>
+      DuckDBTarget.open(db, native),
+    );
   },
   async source(context) {
     const path = context.options.path;

@@ -213,4 +213,39 @@ describe("whole-column writes into DuckDB", () => {
       { i64: null, i32: null, f64: null, b: null, dt: null, tm: null, ts: "2262-04-11T23:47:16.854775", tz: "1" },
     ]);
   });
+  it("reuses one data chunk across chunks: NULLs, long text and value-by-value columns of one chunk never leak into the next", async () => {
+    // 2048 rows make a chunk: the first chunk's column is all NULL or long text, the second's has
+    // neither, so a mask or string left over from the reused chunk would show in the second.
+    const columns = [col("n", t("int64")), col("s", t("text")), col("j", t("json"))];
+    const rows = Array.from({ length: 2048 * 2 + 5 }, (_, i) =>
+      i < 2048
+        ? { n: i % 2 === 0 ? null : BigInt(i), s: i % 3 === 0 ? null : `long text of row ${i}, past twelve bytes`, j: null }
+        : { n: BigInt(i), s: `r${i}`, j: `{"i":${i}}` },
+    );
+    await write("reuse.duckdb", "reuse", columns, rows);
+    const back = await readBack(
+      "reuse.duckdb",
+      `SELECT count(*)::INTEGER AS rows, count(n)::INTEGER AS n, count(s)::INTEGER AS s, count(j)::INTEGER AS j,
+              count(*) FILTER (WHERE s LIKE 'long%')::INTEGER AS long, sum(n)::VARCHAR AS total FROM raw.reuse`,
+    );
+    const expected = rows.reduce((sum, r) => sum + (r.n ?? 0n), 0n);
+    expect(back).toEqual([
+      {
+        rows: rows.length,
+        n: rows.filter((r) => r.n !== null).length,
+        s: rows.filter((r) => r.s !== null).length,
+        j: 2053,
+        long: rows.filter((r) => r.s?.startsWith("long")).length,
+        total: String(expected),
+      },
+    ]);
+    const tail = await readBack(
+      "reuse.duckdb",
+      "SELECT n::VARCHAR AS n, s, j::VARCHAR AS j FROM raw.reuse WHERE n >= 2048 ORDER BY n LIMIT 2",
+    );
+    expect(tail).toEqual([
+      { n: "2048", s: "r2048", j: '{"i":2048}' },
+      { n: "2049", s: "r2049", j: '{"i":2049}' },
+    ]);
+  });
 });

@@ -13,7 +13,7 @@ import {
   type SourceTableRequest,
 } from "@sqlload/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BATCH_ROWS } from "../src/duckdb-batches.js";
+import { BATCH_BYTES, BATCH_ROWS } from "../src/duckdb-batches.js";
 import { batch, col, load, openSource, openTarget, t, tempProject } from "./harness.js";
 
 let project: ReturnType<typeof tempProject>;
@@ -35,6 +35,7 @@ beforeAll(async () => {
       CASE WHEN i < ${BATCH_ROWS} THEN i ELSE ${BATCH_ROWS} + i // 50000 END AS grp,
       'payload ' || i AS payload
     FROM range(${ROWS}) r(i);
+    CREATE TABLE app.wide AS SELECT i::BIGINT AS id, repeat('x', 1000) || i AS pad FROM range(20000) r(i);
     CREATE TABLE main.words (w VARCHAR, n INTEGER);
     INSERT INTO main.words VALUES ('B1', 1), ('a9', 2), ('\uFFFD', 3), ('\u{1F600}', 4), (NULL, 5), ('a', 6);
     CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
@@ -192,6 +193,17 @@ describe("reads", () => {
     expect(withNulls.map((r) => r.id as bigint).sort((a, b) => Number(a - b))).toEqual([0n, 1n, ...nullIds.slice(1)]);
     const noNulls = rowsOf(await readAll(request("app.events", "at", ["id"]), { range: {} }));
     expect(noNulls).toHaveLength(ROWS - ROWS / 1000);
+  });
+
+  it("cuts batches of wide rows by bytes, not only by rows: about 8 MB of 1 KB rows, not 32 MB", async () => {
+    const batches = batchesOf(await readAll(request("app.wide", "id"), { ordered: true }));
+    const textBytes = (b: RecordBatch) => (b.columns[1]!.values as string[]).reduce((n, s) => n + s.length, 0);
+    expect(batches.reduce((n, b) => n + b.length, 0)).toBe(20_000);
+    // 20,000 rows fit one batch by count (BATCH_ROWS); by bytes they make two.
+    expect(batches.length).toBe(2);
+    // Cut after the chunk (2,048 rows) that reaches the bound.
+    for (const b of batches) expect(textBytes(b)).toBeLessThanOrEqual(BATCH_BYTES + 2048 * 1010);
+    expect(batches[0]!.length).toBeLessThan(BATCH_ROWS);
   });
 
   it("orders by cursor with NULLs first, text by code point", async () => {

@@ -13,6 +13,9 @@ import {
 } from "@duckdb/node-api";
 import { SqlloadError } from "@sqlload/core";
 
+/** The settings the engine's statements are written for; a target running them itself sets them too. */
+export const ENGINE_SETTINGS: Readonly<Record<string, string>> = { TimeZone: "UTC" };
+
 /** An in-memory DuckDB and the folder it spills to; `close` removes both. */
 export interface Engine {
   readonly instance: DuckDBInstance;
@@ -39,7 +42,7 @@ export async function openEngine(): Promise<Engine> {
     });
     try {
       const connection = await instance.connect();
-      await connection.run("SET GLOBAL TimeZone = 'UTC'");
+      await connection.run(`SET GLOBAL TimeZone = '${ENGINE_SETTINGS.TimeZone}'`);
       connection.closeSync();
     } catch (error) {
       instance.closeSync();

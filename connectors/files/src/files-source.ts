@@ -79,6 +79,9 @@ export class FilesSource implements SourceConnection {
       cursorNullable: cursor?.partition ? table.files.some((f) => f.partitions.get(cursor.column.name) === null) : true,
       cursorIndexed,
       notes,
+      // Parquet and CSV go to DuckDB's own readers on a target that has them; JSON lines stay rows.
+      fileScan:
+        options.format === "parquet" || options.format === "csv" ? { engine: "duckdb", format: options.format } : undefined,
     };
   }
 

@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import {
   cursorFromDuckDB,
   duckdbRange,
@@ -16,6 +16,8 @@ import {
   type CursorRange,
   type CursorValue,
   compareCursor,
+  type FileScan,
+  type FileScanRequest,
   inCursorRange,
   maxCursor,
   overlapsCursorRange,
@@ -26,7 +28,7 @@ import {
   SqlloadError,
   spanInCursorRange,
 } from "@sqlload/core";
-import { fileListParameter } from "./files-engine.js";
+import { ENGINE_SETTINGS, fileListParameter } from "./files-engine.js";
 import { partitionCursor } from "./files-hive.js";
 import { type ColumnStats, columnStats } from "./files-parquet.js";
 import { type ResolvedTable, readCall, type SourceFile, type TableColumn } from "./files-source-table.js";
@@ -145,8 +147,45 @@ export class FilesTableReader implements SourceTableReader {
     }
   }
 
+  /**
+   * The native path (core's `FileScan`): the statements `read` would stream, one per group of an
+   * ordered read and one for an unordered read, for the target to run itself. No ORDER BY: order
+   * only places the row path's commit points, which here fall between scans.
+   */
+  async fileScans(request: FileScanRequest): Promise<readonly FileScan[]> {
+    const format = this.table.options.format;
+    if (format !== "parquet" && format !== "csv") {
+      throw new SqlloadError("SL900", `table ${this.table.label}: ${format} files are not offered as file scans`);
+    }
+    const scan = (files: readonly SourceFile[], includeNulls: boolean, nullsOnly: boolean, commitAfter: boolean): FileScan => {
+      const all = files.length === this.table.files.length;
+      const statement = this.statement(files, request.range, includeNulls, false, all, nullsOnly);
+      return { engine: "duckdb", format, ...statement, settings: ENGINE_SETTINGS, files: files.length, commitAfter };
+    };
+    try {
+      const files = await this.prune(request.range, request.includeNulls);
+      if (files.length === 0) return [];
+      if (!request.ordered || !this.table.cursor) return [scan(files, request.includeNulls, false, false)];
+      const groups = packGroups(await this.segments(files, request));
+      return groups.map((group, g) => {
+        const first = group.segments[0] as Segment;
+        const full =
+          g + 1 < groups.length &&
+          group.files + ((groups[g + 1] as Group).segments[0] as Segment).files.length > FILES_PER_COMMIT;
+        return scan(
+          group.segments.flatMap((s) => s.files),
+          first.includeNulls,
+          first.nullsOnly === true,
+          full,
+        );
+      });
+    } catch (error) {
+      throw wrapDuckDBError(error, "source", `reading ${this.table.label} failed`, this.table.label);
+    }
+  }
+
   /** The segments of an ordered read, in cursor order (NULLs first). */
-  private async segments(files: readonly SourceFile[], request: ReadRequest): Promise<Segment[]> {
+  private async segments(files: readonly SourceFile[], request: Pick<ReadRequest, "range" | "includeNulls">): Promise<Segment[]> {
     const cursor = this.table.cursor!;
     const { includeNulls } = request;
     if (cursor.partition) {
@@ -246,13 +285,27 @@ export class FilesTableReader implements SourceTableReader {
     allFiles: boolean,
     nullsOnly = false,
   ): AsyncGenerator<RecordBatch> {
+    const { sql, values, types } = this.statement(files, range, includeNulls, ordered, allFiles, nullsOnly);
+    const schema = this.table.columns.map((c) => ({ name: c.name, type: c.type, nullable: true }));
+    yield* streamBatches(this.connection, sql, schema, values, types, signal);
+  }
+
+  /** The SELECT of `query`: every column in the table's type, the rows of the range, bound parameters apart. */
+  private statement(
+    files: readonly SourceFile[],
+    range: CursorRange,
+    includeNulls: boolean,
+    ordered: boolean,
+    allFiles: boolean,
+    nullsOnly: boolean,
+  ): { sql: string; values: Record<string, DuckDBValue>; types: Record<string, DuckDBType | undefined> } {
     const table = this.table;
     const from = this.from(allFiles);
     const expressions = new Map(table.columns.map((c) => [c.name, from.expression(c)]));
     const select = table.columns.map((c) => `${expressions.get(c.name)} AS ${quoteIdent(c.name)}`).join(", ");
     const list = fileListParameter(files.map((f) => f.enginePath));
     let sql = `SELECT ${select} FROM ${from.sql}`;
-    let values: Record<string, import("@duckdb/node-api").DuckDBValue> = { files: list.value };
+    let values: Record<string, DuckDBValue> = { files: list.value };
     let types: Record<string, DuckDBType | undefined> = { files: list.type };
     const cursor = table.cursor;
     if (cursor) {
@@ -266,8 +319,7 @@ export class FilesTableReader implements SourceTableReader {
       }
       if (ordered) sql += ` ORDER BY ${expression} ASC NULLS FIRST`;
     }
-    const schema = table.columns.map((c) => ({ name: c.name, type: c.type, nullable: true }));
-    yield* streamBatches(this.connection, sql, schema, values, types, signal);
+    return { sql, values, types };
   }
 
   /**

@@ -33,10 +33,24 @@ export async function ok(args: readonly string[], cwd: string, env: Record<strin
 
 const projects: string[] = [];
 
+/**
+ * `SQLLOAD_TEST_ROW_PATH=1` runs these tests with the DuckDB target's native file reads off, so
+ * every files → DuckDB case also passes on the row path (`native_file_reads = false`); a project
+ * that sets `native_file_reads` itself keeps it.
+ */
+function withRowPath(toml: string): string {
+  if (process.env.SQLLOAD_TEST_ROW_PATH !== "1") return toml;
+  const block = /^\[target\]\n((?:(?!\[).*\n)*)/m.exec(toml);
+  if (!block || /^native_file_reads\s*=/m.test(block[1] ?? "")) return toml;
+  const connector = /^connector\s*=\s*"([^"]*)"/m.exec(block[1] ?? "")?.[1];
+  if (connector !== undefined && connector !== "duckdb") return toml;
+  return toml.replace(/^\[target\]\n/m, "[target]\nnative_file_reads = false\n");
+}
+
 /** A temporary project folder holding `sqlload.toml`; removed after the test file. */
 export function project(toml: string): string {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-files-e2e-"));
-  writeFileSync(join(dir, "sqlload.toml"), toml);
+  writeFileSync(join(dir, "sqlload.toml"), withRowPath(toml));
   projects.push(dir);
   return dir;
 }

@@ -31,6 +31,7 @@ export {
   defineConnector,
   isConnector,
 } from "./connector/connector.js";
+export type { FileScan, FileScanFormat, FileScanOffer, FileScanRequest, FileScanWritten } from "./connector/file-scan.js";
 export {
   DEFAULT_LEASE_TIMING,
   type Heartbeat,
@@ -157,6 +158,7 @@ export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, wind
 export { checkTables, isConfigError } from "./run/check-tables.js";
 export { CommitPoints } from "./run/commit-points.js";
 export { type CrashPoint, crashPoint } from "./run/crash-points.js";
+export { type ReadPath, readPath, readPathNote } from "./run/file-scan-path.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
 export { type Pacing, pacedSource, pacingFor, RunPacing } from "./run/paced-source.js";
 export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";

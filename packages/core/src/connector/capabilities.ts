@@ -46,6 +46,11 @@ export interface TargetCapabilities {
    * transactional DDL. Default false: a reload is built and swapped in one commit, in one run.
    */
   readonly resumableReload: boolean;
+  /**
+   * The engines whose file scans (`FileScan`) its commit units run with `ingestFiles`, reading a
+   * source's files themselves instead of receiving their rows. Default none.
+   */
+  readonly fileScanEngines: readonly string[];
 }
 
 export const defaultTargetCapabilities: TargetCapabilities = {
@@ -55,6 +60,7 @@ export const defaultTargetCapabilities: TargetCapabilities = {
   writeStrategies: ["append", "delete_insert", "merge", "replace"],
   commitGuard: false,
   resumableReload: false,
+  fileScanEngines: [],
 };
 
 export interface SourceCapabilities {

@@ -2,6 +2,7 @@ import type { CursorKind } from "../cursor/cursor-kind.js";
 import type { CursorValue } from "../cursor/cursor-value.js";
 import type { Json } from "../state/json.js";
 import type { SourceCapabilities } from "./capabilities.js";
+import type { FileScan, FileScanOffer, FileScanRequest } from "./file-scan.js";
 import type { Column } from "./logical-types.js";
 import type { RecordBatch } from "./record-batch.js";
 import type { SourceTableRef } from "./table-ref.js";
@@ -44,6 +45,8 @@ export interface SourceTableInfo {
   readonly loggedState?: boolean | undefined;
   /** Whether the cursor column leads an index, so reading in cursor order is cheap. */
   readonly cursorIndexed?: boolean | undefined;
+  /** The table's reads can be handed over as files (`SourceTableReader.fileScans`); core decides whether they are. */
+  readonly fileScan?: FileScanOffer | undefined;
 }
 
 export interface ReadRequest {
@@ -87,6 +90,12 @@ export interface SourceTableReader {
   maxCursor?(): Promise<CursorValue | null>;
   /** The first cursor value at or after `value`, to skip empty windows; null when none. */
   firstCursorAtOrAfter?(value: CursorValue): Promise<CursorValue | null>;
+  /**
+   * Tables whose info has `fileScan`: the read `request` asks for, as scans of its files, in the
+   * order `read` would yield their rows (empty: no rows). Core runs them through a target that
+   * reads such files instead of calling `read`.
+   */
+  fileScans?(request: FileScanRequest): Promise<readonly FileScan[]>;
   close(): Promise<void>;
 }
 

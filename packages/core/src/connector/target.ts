@@ -2,6 +2,7 @@ import type { CursorKind } from "../cursor/cursor-kind.js";
 import type { CursorValue } from "../cursor/cursor-value.js";
 import type { RunLogRow } from "../state/run-log.js";
 import type { TargetCapabilities } from "./capabilities.js";
+import type { FileScan, FileScanWritten } from "./file-scan.js";
 import type { Column } from "./logical-types.js";
 import type { RecordBatch } from "./record-batch.js";
 import type { CursorRange } from "./source.js";
@@ -65,6 +66,12 @@ export interface CommitUnit {
    * unit's transaction, so the check and the commit see one state.
    */
   runLogOfRun?(runId: string): Promise<readonly RunLogRow[]>;
+  /**
+   * Targets listing the scan's engine in `fileScanEngines`: inserts the rows of `scan`, reading
+   * its files itself, into `columns` (table columns by name; the others get NULL), as `write`
+   * would have inserted the same rows.
+   */
+  ingestFiles?(scan: FileScan, columns: readonly string[]): Promise<FileScanWritten>;
   commit(): Promise<void>;
   abort(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import type { FileScan } from "../connector/file-scan.js";
 import type { Column } from "../connector/logical-types.js";
 import type { CursorRange } from "../connector/source.js";
 import type { CommitUnit, TargetConnection } from "../connector/target.js";
@@ -114,8 +115,29 @@ export class Committer {
     const unit = this.unit;
     if (!unit) throw new SqlloadError("SL900", `no commit unit open for ${this.args.table}`);
     await this.onTarget("writing", () => unit.write(batch));
-    this.written += batch.length;
-    this.unitRows += batch.length;
+    this.wrote(batch.length);
+  }
+
+  /** Has the unit in flight read `scan`'s files itself (the native path): the rows, then the position they leave. */
+  async ingestFiles(scan: FileScan): Promise<void> {
+    const unit = this.unit;
+    if (!unit) throw new SqlloadError("SL900", `no commit unit open for ${this.args.table}`);
+    const { table, filter } = this.args;
+    if (!unit.ingestFiles) {
+      throw new SqlloadError("SL406", `target of ${table} declares file scans but its commit units have no ingestFiles()`, {
+        table,
+      });
+    }
+    const ingestFiles = unit.ingestFiles.bind(unit);
+    const names = (filter.columnsOf(this.columns ?? this.args.targetColumns) ?? []).map((c) => c.name);
+    const written = await this.onTarget("writing", () => ingestFiles(scan, names));
+    this.args.position.advance(written.max);
+    this.wrote(written.rows);
+  }
+
+  private wrote(rows: number): void {
+    this.written += rows;
+    this.unitRows += rows;
     this.args.emit({
       type: "rows_read",
       table: this.args.table,

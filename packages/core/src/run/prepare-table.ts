@@ -13,6 +13,8 @@ import type { Json } from "../state/json.js";
 import { type LoggedPosition, logDisagreesWithData, loggedPosition } from "../state/logged-state.js";
 import { pendingRollback } from "../state/rollback.js";
 import type { RunLogRow } from "../state/run-log.js";
+import { commitSchedule } from "./commit-schedule.js";
+import { readPath, readPathNote } from "./file-scan-path.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
 import { prepareReloadBuild } from "./reload-build.js";
@@ -136,9 +138,18 @@ export async function prepareTable(args: {
           includeNulls: plan.includeNulls,
         })
       : [];
+  const pathNote = readPathNote(
+    readPath({
+      info,
+      source: source.capabilities,
+      target: target.capabilities,
+      strategy: commitSchedule(plan, target.capabilities.commitModel).unitStrategy,
+    }),
+  );
+  const notes = [...(pathNote ? [pathNote] : []), ...targetNotes];
   return {
     table,
-    plan: targetNotes.length ? { ...plan, notes: [...plan.notes, ...targetNotes] } : plan,
+    plan: notes.length ? { ...plan, notes: [...plan.notes, ...notes] } : plan,
     request,
     info: { ...info, settings: undefined },
     targetColumns: tableColumns,

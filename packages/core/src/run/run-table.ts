@@ -18,9 +18,11 @@ import {
 } from "./commit-schedule.js";
 import { Committer } from "./committer.js";
 import { crashPoint } from "./crash-points.js";
+import { type ReadPath, readPath } from "./file-scan-path.js";
 import type { LoggedStart, PreparedTable } from "./prepare-table.js";
 import { BatchFilter, interruptedError, ReadPosition, readItems } from "./read-items.js";
 import { type RecordBuilder, startReloadBuild, swapInReloadBuild } from "./reload-build.js";
+import { scanPass } from "./scan-pass.js";
 import { classifyFailure, tableResult } from "./table-outcome.js";
 import { checkLoggedTable, checkStrategy } from "./target-support.js";
 
@@ -57,6 +59,8 @@ interface TableLoad {
   readonly schedule: CommitSchedule;
   readonly filter: BatchFilter;
   readonly committer: Committer;
+  /** Rows through sqlload, or the source's files read by the target itself. */
+  readonly path: ReadPath;
 }
 
 /**
@@ -85,7 +89,13 @@ export async function runTable(args: RunTableArgs): Promise<TableResult> {
     logged: args.logged !== undefined,
     state: args.logged?.state,
   });
-  const load: TableLoad = { args, table, schedule, filter, committer };
+  const path = readPath({
+    info: args.info,
+    source: args.source.capabilities,
+    target: args.target.capabilities,
+    strategy: schedule.unitStrategy,
+  });
+  const load: TableLoad = { args, table, schedule, filter, committer, path };
   const result = (status: TableResult["status"], extra: Pick<TableResult, "caughtUp" | "error" | "reload">) =>
     tableResult({
       table,
@@ -184,6 +194,7 @@ function throwIfAborted(load: TableLoad): void {
 /** Reads one pass into the unit in flight (beginning one when needed), committing where the schedule allows. */
 async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPass): Promise<void> {
   const { args, schedule, committer, filter, table } = load;
+  if (load.path.kind === "files") return scanPass({ reader, pass, schedule, committer, signal: args.signal, table });
   const items = readItems(
     reader,
     {
