@@ -160,7 +160,8 @@ export class FilesTableReader implements SourceTableReader {
     const scan = (files: readonly SourceFile[], includeNulls: boolean, nullsOnly: boolean, commitAfter: boolean): FileScan => {
       const all = files.length === this.table.files.length;
       const statement = this.statement(files, request.range, includeNulls, false, all, nullsOnly);
-      return { engine: "duckdb", format, ...statement, settings: ENGINE_SETTINGS, files: files.length, commitAfter };
+      const bytes = files.reduce((sum, file) => sum + file.size, 0);
+      return { engine: "duckdb", format, ...statement, settings: ENGINE_SETTINGS, files: files.length, bytes, commitAfter };
     };
     try {
       const files = await this.prune(request.range, request.includeNulls);

@@ -32,6 +32,11 @@ export interface FileScan {
   /** How many files it reads (for messages). */
   readonly files: number;
   /**
+   * The size of those files on disk. Between scans of an ordered read the runner commits once
+   * about 1 GB of files was read since the last commit, as the row path does after 1 GB of rows.
+   */
+  readonly bytes: number;
+  /**
    * A commit must follow this scan before the next one (the read's 1,000-file rule), as a
    * required `commit-point` does on the row path.
    */

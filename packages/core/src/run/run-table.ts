@@ -194,7 +194,8 @@ function throwIfAborted(load: TableLoad): void {
 /** Reads one pass into the unit in flight (beginning one when needed), committing where the schedule allows. */
 async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPass): Promise<void> {
   const { args, schedule, committer, filter, table } = load;
-  if (load.path.kind === "files") return scanPass({ reader, pass, schedule, committer, signal: args.signal, table });
+  if (load.path.kind === "files")
+    return scanPass({ reader, pass, schedule, committer, signal: args.signal, table, chunkBytes: args.chunkBytes });
   const items = readItems(
     reader,
     {

@@ -52,6 +52,7 @@ class FilesLikeSource extends MemorySource {
           types: {},
           settings: {},
           files: 1,
+          bytes: rows.length * 100,
           commitAfter: this.groupEnds.has(f),
         };
       });
@@ -117,6 +118,17 @@ describe("the native path (file scans)", () => {
     expect(again.result).toMatchObject({ rows: 3 });
     expect(landed(native)).toEqual([null, 1, 2, 3, 4, 5, 5, 6]);
     expect(positions(native).at(-1)).toBe("6");
+  });
+
+  it("commits between scans once about chunkBytes of files were read, and not after the last", async () => {
+    // Scans of 300, 200, 100 and 100 bytes; no group ends by the file rule.
+    const files = [rowsAt(1, 2, 3), rowsAt(4, 5), rowsAt(6), rowsAt(7)];
+    const target = new ScanningTarget();
+    const run = await runMemoryTable(new FilesLikeSource(files, new Set()), target, {}, { chunkBytes: 400 });
+    expect(run.result).toMatchObject({ status: "loaded", rows: 7 });
+    expect(run.of("window_committed").map((e) => e.rows)).toEqual([5, 2]);
+    expect(landed(target)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(positions(target)).toEqual(["5", "7"]);
   });
 
   it("plan says which path; merge, a target without the engine and an inexact source read rows", async () => {
