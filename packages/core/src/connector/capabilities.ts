@@ -39,6 +39,15 @@ export interface TargetCapabilities {
    * executed twice (a queue job run again after its worker died). Default false.
    */
   readonly commitGuard: boolean;
+  /**
+   * A replace unit's run-log record commits after its swap, not with it: the swap is DDL that
+   * cannot join a transaction (BigQuery's `CREATE OR REPLACE TABLE … COPY`, Snowflake's `SWAP
+   * WITH`, Databricks' `CREATE OR REPLACE … AS SELECT`). Such a target's replace units must honour
+   * `CommitUnitOptions.recordWithData`, which core sets where a record lost after the swap would
+   * duplicate rows (see `run/replace-with-record.ts`). Default false: the swap and the record
+   * commit together, or a later run finishes both (ClickHouse's journaled publish).
+   */
+  readonly replaceRecordAfterSwap: boolean;
 }
 
 export const defaultTargetCapabilities: TargetCapabilities = {
@@ -47,6 +56,7 @@ export const defaultTargetCapabilities: TargetCapabilities = {
   locking: false,
   writeStrategies: ["append", "delete_insert", "merge", "replace"],
   commitGuard: false,
+  replaceRecordAfterSwap: false,
 };
 
 export interface SourceCapabilities {

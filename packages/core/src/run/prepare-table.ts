@@ -116,6 +116,8 @@ export async function prepareTable(args: {
     args.targetNotes && target.planNotes
       ? await target.planNotes(config.target, {
           cursor: cursor && { column: cursor.column, kind: cursor.kind },
+          strategy: plan.strategy,
+          rebuild: plan.commit === "swap",
           range: plan.range,
           includeNulls: plan.includeNulls,
         })
