@@ -3,7 +3,6 @@ import {
   type CommitUnit,
   type CommitUnitOptions,
   type CursorKind,
-  type CursorRange,
   type CursorValue,
   defaultTargetCapabilities,
   type EnsureTableOptions,
