@@ -62,6 +62,7 @@ describe.runIf(built)("a --reload into BigQuery of a logged table without a curs
     writeLoggedFeed(p.dir, 2);
     await p.ok("load");
     expect(await targetIds()).toEqual(feedIds(2));
+    expect((await p.ok("plan", "--reload")).stdout).toMatch(/rebuilt in place, not swapped/);
     setFeedPages(p.dir, 3);
     await killReload(p, emulator.holdNextUnsent(inPlaceReplace));
     emulator.failures.releaseHeld(); // the killed process never sent it

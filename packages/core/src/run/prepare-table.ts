@@ -15,6 +15,7 @@ import { pendingRollback } from "../state/rollback.js";
 import type { RunLogRow } from "../state/run-log.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
+import { IN_PLACE_NOTE, replacesWithRecord } from "./replace-with-record.js";
 import { resolveCursor } from "./resolve-cursor.js";
 
 /** A logged table's position at the start of a run (SPEC §10–§11). */
@@ -122,9 +123,13 @@ export async function prepareTable(args: {
           includeNulls: plan.includeNulls,
         })
       : [];
+  const inPlace = replacesWithRecord(plan, { rebuild: plan.commit === "swap" }, target.capabilities, info.loggedState === true)
+    ? [IN_PLACE_NOTE]
+    : [];
+  const notes = [...inPlace, ...targetNotes];
   return {
     table,
-    plan: targetNotes.length ? { ...plan, notes: [...plan.notes, ...targetNotes] } : plan,
+    plan: notes.length ? { ...plan, notes: [...plan.notes, ...notes] } : plan,
     request,
     info: { ...info, settings: undefined },
     targetColumns,

@@ -4,7 +4,7 @@ import { batchFromRows } from "../connector/record-batch.js";
 import type { ReadRequest, SourceItem } from "../connector/source.js";
 import type { WriteStrategy } from "../connector/target.js";
 import { decodeRunLogRow } from "../state/run-log.js";
-import { replacesWithRecord } from "./replace-with-record.js";
+import { IN_PLACE_NOTE, replacesWithRecord } from "./replace-with-record.js";
 import { MemorySource } from "./testing/memory-source.js";
 import { MemoryTarget } from "./testing/memory-target.js";
 import { runMemoryTable, TARGET_REF } from "./testing/run-memory-table.js";
@@ -75,6 +75,7 @@ describe("a --reload of a logged append table without a cursor, on a target reco
     expect(reload.result.status).toBe("loaded");
     expect(target.calls.record).toBe(0);
     expect(states(target).at(-1)).toBe(3);
+    expect(reload.of("table_started")[0]?.plan.notes).toContain(IN_PLACE_NOTE);
     pages.total = 4;
     await runMemoryTable(feed(pages), target, appendLogged, { runId: "run-3" });
     expect(ids(target)).toEqual(upTo(8));
@@ -132,8 +133,9 @@ describe("a --reload of a logged append table without a cursor, on a target reco
     const target = new MemoryTarget({ replaceRecordAfterSwap: true });
     const merge = { writeStrategy: "merge" as const, primaryKey: ["id"], cursorColumn: undefined };
     await runMemoryTable(feed({ total: 1 }), target, merge);
-    await runMemoryTable(feed({ total: 2 }), target, merge, { flags: { reload: true }, runId: "run-2" });
+    const reload = await runMemoryTable(feed({ total: 2 }), target, merge, { flags: { reload: true }, runId: "run-2" });
     expect(target.calls.record).toBe(1);
     expect(ids(target)).toEqual(upTo(4));
+    expect(reload.of("table_started")[0]?.plan.notes).not.toContain(IN_PLACE_NOTE);
   });
 });

@@ -26,6 +26,10 @@ export function replacesWithRecord(
   );
 }
 
+/** What `plan` says of such a rebuild. */
+export const IN_PLACE_NOTE =
+  "rebuilt in place, not swapped: the table's position is only in the run log and this target records a swap after it, so its rows are replaced in the live table in the commit that records the position";
+
 /**
  * Such a rebuild first evolves the live table's columns (DDL before the transaction, as schema
  * evolution does), so a column the live table cannot hold fails here, before anything changed.
