@@ -50,7 +50,8 @@ export interface UnitContext {
  * streamed rows cannot be deleted for up to 90 minutes) into a uniquely named stage table that
  * expires on its own, and one script job then deletes the range, inserts or merges the stage's
  * rows and appends the run log in one transaction. The stage is dropped after. A replace loads
- * a build table instead and swaps it in with one statement.
+ * a build table instead and swaps it in with one statement; one asked for `recordWithData`
+ * stages its rows like any unit and replaces the live table's in that one transaction instead.
  */
 export class BigQueryCommitUnit implements CommitUnit {
   private readonly deletes: string[] = [];
@@ -76,6 +77,11 @@ export class BigQueryCommitUnit implements CommitUnit {
     return formatTargetTable(this.context.ref);
   }
 
+  /** A replace that builds a new table and swaps it in (not one replacing the rows with its record). */
+  private get swaps(): boolean {
+    return this.options.strategy === "replace" && this.options.recordWithData !== true;
+  }
+
   async deleteRange(range: CursorRange, options: { readonly includeNulls?: boolean } = {}): Promise<void> {
     const cursor = this.options.cursor;
     if (!cursor) throw new SqlloadError("SL305", `deleting a range of ${this.label} needs its cursor column`);
@@ -93,7 +99,7 @@ export class BigQueryCommitUnit implements CommitUnit {
   async write(batch: RecordBatch): Promise<void> {
     if (batch.length === 0) return;
     if (this.columns.length === 0) this.columns = batch.schema;
-    if (this.options.strategy === "replace" && this.options.cursor?.kind === "integer") {
+    if (this.swaps && this.options.cursor?.kind === "integer") {
       this.seen.add(batch, this.options.cursor.column);
     }
     if (!this.file) this.file = createWriteStream(join(this.folder, `rows-${this.fileCount++}.ndjson`));
@@ -117,7 +123,7 @@ export class BigQueryCommitUnit implements CommitUnit {
     this.end();
     try {
       await this.flush();
-      if (this.options.strategy === "replace") await this.swap();
+      if (this.swaps) await this.swap();
       else await this.runScript();
     } catch (error) {
       throw toBigQueryError(error, `committing ${this.label}`, this.label);
@@ -165,7 +171,7 @@ export class BigQueryCommitUnit implements CommitUnit {
 
   private async ensureStage(): Promise<{ readonly name: string; readonly fields: readonly FieldSchema[] }> {
     if (this.stage) return this.stage;
-    const replace = this.options.strategy === "replace";
+    const replace = this.swaps;
     const name = auxName(replace ? "build" : "stage", this.context.ref.name);
     const layout = replace
       ? this.buildLayout()
@@ -234,7 +240,9 @@ export class BigQueryCommitUnit implements CommitUnit {
     // A unit begun before its table existed (an empty window of a table only rows can describe) only logs.
     const hasTable = this.options.columns.length > 0 || this.context.cursorType !== undefined;
     const stage = hasTable && this.stage ? qualifiedTable(this.context.dataset, this.stage.name) : undefined;
-    const deletes = hasTable ? this.deletes : [];
+    // DML, so it joins the transaction: readers see the old rows until COMMIT.
+    const replacesAll = this.options.strategy === "replace" && this.options.recordWithData === true;
+    const deletes = hasTable ? (replacesAll ? ["TRUE"] : this.deletes) : [];
     if (!stage && deletes.length === 0 && this.log.length === 0) return;
     const script = commitScript({
       table: qualifiedTable(this.context.dataset, this.context.ref.name),

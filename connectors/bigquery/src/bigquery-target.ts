@@ -3,13 +3,13 @@ import {
   type CommitUnit,
   type CommitUnitOptions,
   type CursorKind,
-  type CursorRange,
   type CursorValue,
   defaultTargetCapabilities,
   type EnsureTableOptions,
   formatLogicalType,
   formatTargetTable,
   loggedPosition,
+  type PlanNoteContext,
   RUN_LOG_TABLE,
   type RunLogRow,
   rangePredicate,
@@ -68,6 +68,8 @@ export class BigQueryTarget implements TargetConnection {
     commitModel: "transactional",
     codePointText: true,
     locking: true,
+    // `CREATE OR REPLACE TABLE … COPY` is DDL, which no transaction takes in.
+    replaceRecordAfterSwap: true,
   };
   readonly capabilities: TargetCapabilities = BigQueryTarget.capabilities;
   private readonly datasets = new Set<string>();
@@ -163,13 +165,14 @@ export class BigQueryTarget implements TargetConnection {
         await this.prepareDataset(dataset);
         const table = await getTable(this.jobs.client, dataset, ref.name);
         const cursorField = options.cursor ? table?.schema?.fields?.find((f) => f.name === options.cursor?.column) : undefined;
+        const swaps = options.strategy === "replace" && options.recordWithData !== true;
         return new BigQueryCommitUnit(
           {
             jobs: this.jobs,
             dataset,
             ref,
-            cursorType: options.strategy === "replace" ? undefined : (cursorField?.type as CursorColumnType | undefined),
-            replaced: options.strategy === "replace" ? table : undefined,
+            cursorType: swaps ? undefined : (cursorField?.type as CursorColumnType | undefined),
+            replaced: swaps ? table : undefined,
             partition: this.options.partitionByCursor !== false,
             partitionRange: this.options.partitionRange,
             labels: this.options.labels ?? {},
@@ -214,24 +217,18 @@ export class BigQueryTarget implements TargetConnection {
   }
 
   /**
-   * Lines for `plan` (core has no target hook for them yet; the runner can call this): the
-   * collations set on the table or its dataset, and what deleting `range` would scan, by
-   * BigQuery's dry run (free; it bills nothing).
+   * Lines for `plan`: the collations set on the table or its dataset, and, where the run deletes
+   * a range (delete_insert, not rebuilt), what that delete would scan, by BigQuery's dry run
+   * (free; it bills nothing).
    */
-  planNotes(
-    ref: TargetTableRef,
-    options: {
-      readonly cursor?: { readonly column: string; readonly kind: CursorKind } | undefined;
-      readonly range?: CursorRange | undefined;
-      readonly includeNulls?: boolean | undefined;
-    } = {},
-  ): Promise<string[]> {
+  planNotes(ref: TargetTableRef, options: PlanNoteContext = {}): Promise<string[]> {
     return this.guard(ref, "planning", async () => {
       const dataset = this.dataset(ref);
       const table = await getTable(this.jobs.client, dataset, ref.name);
       const notes = collationNotes(table, await datasetCollation(this.jobs.client, dataset), options.cursor?.column);
       const field = table?.schema?.fields?.find((f) => f.name === options.cursor?.column);
-      if (options.cursor && options.range && field) {
+      const deletesRange = options.strategy === "delete_insert" && options.rebuild !== true;
+      if (options.cursor && options.range && field && deletesRange) {
         const predicate = rangePredicate(rangeDialect(field.type as CursorColumnType), {
           column: options.cursor.column,
           kind: options.cursor.kind,

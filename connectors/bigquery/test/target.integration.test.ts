@@ -154,7 +154,8 @@ describe("BigQuery target against the emulator", () => {
     // The emulator does not model BigQuery's bytes: its dry runs validate the statement and report 0.
     const before = emulator.jobLog.length;
     const cursor = { column: "c", kind: "text" } as const;
-    expect(await target.planNotes(ref, { cursor, range: { from: textCursor("a") } })).toEqual([
+    const range = { from: textCursor("a") };
+    expect(await target.planNotes(ref, { cursor, range, strategy: "delete_insert" })).toEqual([
       `collation: the cursor column "c" sets 'und:ci'; sqlload compares cursors by code point`,
       "the range delete scans 0 bytes",
     ]);
@@ -162,6 +163,17 @@ describe("BigQuery target against the emulator", () => {
       dryRun: true,
       query: { query: expect.stringContaining("CAST(`c` AS BYTES) >= CAST('a' AS BYTES)") },
     });
+    // Only delete_insert deletes a range, and not when the run rebuilds the table: no note, no dry run.
+    const collationOnly = [`collation: the cursor column "c" sets 'und:ci'; sqlload compares cursors by code point`];
+    const dryRuns = emulator.jobLog.length;
+    for (const context of [
+      { strategy: "merge" as const },
+      { strategy: "append" as const },
+      { strategy: "delete_insert" as const, rebuild: true },
+    ]) {
+      expect(await target.planNotes(ref, { cursor, range, ...context })).toEqual(collationOnly);
+    }
+    expect(emulator.jobLog.length).toBe(dryRuns);
   });
 
   it("lands the target's schema in `dataset` when set, other schemas in datasets of their own name", async () => {

@@ -48,6 +48,9 @@ export class ClickHouseTarget implements TargetConnection {
     commitModel: "staged",
     codePointText: true,
     locking: true,
+    // A publish journals its swap before the EXCHANGE and its records go with it: a run killed in
+    // between is finished by the next one (TableStage.recover), so the record never stays behind.
+    replaceRecordAfterSwap: false,
   };
   readonly capabilities: TargetCapabilities = ClickHouseTarget.capabilities;
   private readonly token = randomBytes(4).toString("hex");

@@ -67,7 +67,8 @@ interface Statement {
  * them in one statement: under the atomic model one `BEGIN ATOMIC … END` with the range delete,
  * the insert or merge, and the run-log records; otherwise the data in one Delta commit
  * (`REPLACE WHERE`, `MERGE`, or an insert) and the run-log records right after it. `replace`
- * is `CREATE OR REPLACE TABLE … AS SELECT` from the build table, then the records.
+ * is `CREATE OR REPLACE TABLE … AS SELECT` from the build table, then the records; a `replace`
+ * asked for `recordWithData` is instead a delete of every row plus the insert, in the atomic block.
  *
  * With a volume (the bulk path), rows are held back until the unit has `threshold` of them:
  * a unit that stays smaller is inserted with parameterized INSERTs at commit; a larger one is
@@ -184,7 +185,7 @@ export class DatabricksCommitUnit implements CommitUnit {
     this.done = true;
     try {
       await this.flushWrites();
-      if (this.options.strategy === "replace") await this.commitReplace();
+      if (this.options.strategy === "replace" && !this.options.recordWithData) await this.commitReplace();
       else await this.commitData();
     } finally {
       await this.cleanUp();
@@ -246,6 +247,8 @@ export class DatabricksCommitUnit implements CommitUnit {
     } else if (this.ranges.length > 0 && build && !atomic) {
       data.push(statement((p) => replaceWhereSql(this.table, predicate(p), this.options.columns, build.name)));
     } else {
+      // A replace asked for `recordWithData`: every row goes, in the block that inserts the new ones and logs.
+      if (this.options.recordWithData) data.push(statement(() => deleteWhereSql(this.table, "TRUE")));
       if (this.ranges.length > 0) data.push(statement((p) => deleteWhereSql(this.table, predicate(p))));
       if (build) data.push(statement(() => insertSelectSql(this.table, columns, build.name)));
     }

@@ -212,6 +212,8 @@ export function databricksCapabilities(atomic: boolean): TargetCapabilities {
     commitModel: atomic ? "transactional" : "data-then-log",
     codePointText: true,
     locking: true,
+    // `CREATE OR REPLACE … AS SELECT` is a Delta commit of its own, outside any BEGIN ATOMIC block.
+    replaceRecordAfterSwap: true,
     ...(atomic ? {} : { loggedTablesSetting: 'transactions = "atomic"' }),
   };
 }

@@ -27,7 +27,9 @@ let units = 0;
  * stage (created at the first write), the run-log table, and for `replace` the new table. Batches go to
  * the stage as they arrive; `commit` then runs `BEGIN; DELETE …; INSERT … SELECT | MERGE …;
  * INSERT INTO _sqlload_runs …; COMMIT`. `replace` fills the new table in the transaction and swaps
- * it in with `ALTER TABLE … SWAP WITH`, which is DDL: its run-log records follow the swap.
+ * it in with `ALTER TABLE … SWAP WITH`, which is DDL: its run-log records follow the swap. A
+ * `replace` asked for `recordWithData` makes no new table: its transaction deletes every row of
+ * the live table and inserts the stage's, with the records.
  */
 export class SnowflakeCommitUnit implements CommitUnit {
   private readonly deletes: { range: CursorRange; includeNulls: boolean }[] = [];
@@ -59,7 +61,7 @@ export class SnowflakeCommitUnit implements CommitUnit {
   ): Promise<SnowflakeCommitUnit> {
     const token = `${randomBytes(4).toString("hex")}_${++units}`;
     const stage = { schema: ref.schema, name: `_sqlload_stage_${token}` };
-    const built = options.strategy === "replace" ? builtTableRef(ref, token) : undefined;
+    const built = options.strategy === "replace" && !options.recordWithData ? builtTableRef(ref, token) : undefined;
     return new SnowflakeCommitUnit(session, ref, options, stage, built, exists, token, bulkLoadRows);
   }
 
@@ -120,6 +122,8 @@ export class SnowflakeCommitUnit implements CommitUnit {
       await this.session.run("BEGIN");
       const target = built ?? this.ref;
       if (!built && this.exists) {
+        // DML, inside the transaction: readers see the old rows until COMMIT.
+        if (this.options.recordWithData) await this.session.run(`DELETE FROM ${qualifiedTable(this.ref)} WHERE TRUE`);
         for (const d of this.deletes) await this.runDelete(d.range, d.includeNulls);
       }
       if (this.rows > 0 || built) await this.landRows(target);

@@ -47,6 +47,8 @@ export class SnowflakeTarget implements TargetConnection {
     commitModel: "transactional",
     codePointText: true,
     locking: true,
+    // `ALTER TABLE … SWAP WITH` is DDL, which commits any open transaction first.
+    replaceRecordAfterSwap: true,
   };
   readonly capabilities: TargetCapabilities = SnowflakeTarget.capabilities;
   private readonly token = randomBytes(4).toString("hex");

@@ -356,6 +356,47 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
         expect(await t.rows(ref, next)).toEqual([{ id: 2, v: "new", added: 1 }]);
       });
 
+      test(
+        "recordWithData (targets recording a replace after its swap): rows and run-log records replace the live table's in one commit",
+        ["replace"],
+        async (t, notApplicable) => {
+          if (!t.target.capabilities.replaceRecordAfterSwap) {
+            return notApplicable("capabilities.replaceRecordAfterSwap is false: a replace's record commits with its swap");
+          }
+          const ref = t.ref();
+          const first = logRow(ref, "before");
+          await t.load(ref, old, [{ id: 1, v: "old" }], { log: [first] });
+          // As core does: evolve the live table, then begin with its columns.
+          const ensured = await t.target.ensureTable(ref, next, { strategy: "append" });
+          const options = { strategy: "replace" as const, recordWithData: true };
+          const aborted = await t.begin(ref, ensured, options);
+          await aborted.write(batchFromRows(next, [{ id: 9, v: "lost", added: "2024-01-01" }]));
+          await aborted.appendRunLog(logRow(ref, "never"));
+          await aborted.abort();
+          expect(await t.rows(ref, old)).toEqual([{ id: 1, v: "old" }]);
+          expect(await t.target.readRunLog(ref)).toEqual([first]);
+
+          const record = logRow(ref, "with the data");
+          const unit = await t.begin(ref, ensured, options);
+          await unit.write(batchFromRows(old, [{ id: 2, v: "new" }]));
+          await unit.write(batchFromRows(next, [{ id: 3, v: "new", added: "2024-02-29" }]));
+          await unit.appendRunLog(record);
+          expect(await t.rows(ref, old)).toEqual([{ id: 1, v: "old" }]);
+          expect(await t.target.readRunLog(ref)).toEqual([first]);
+          await t.commit(ref, unit);
+          expect(await t.rows(ref, next)).toEqual(
+            normalizeRows(
+              [
+                { id: 2, v: "new", added: null },
+                { id: 3, v: "new", added: "2024-02-29" },
+              ],
+              next,
+            ),
+          );
+          expect(await t.target.readRunLog(ref)).toEqual([first, record]);
+        },
+      );
+
       test("with no rows written leaves an empty table", ["replace"], async (t) => {
         const ref = t.ref();
         await t.load(ref, old, [{ id: 1, v: "old" }]);

@@ -51,6 +51,15 @@ export interface TargetCapabilities {
    * source's files themselves instead of receiving their rows. Default none.
    */
   readonly fileScanEngines: readonly string[];
+  /**
+   * A replace unit's run-log record commits after its swap, not with it: the swap is DDL that
+   * cannot join a transaction (BigQuery's `CREATE OR REPLACE TABLE … COPY`, Snowflake's `SWAP
+   * WITH`, Databricks' `CREATE OR REPLACE … AS SELECT`). Such a target's replace units must honour
+   * `CommitUnitOptions.recordWithData`, which core sets where a record lost after the swap would
+   * duplicate rows (see `run/replace-with-record.ts`). Default false: the swap and the record
+   * commit together, or a later run finishes both (ClickHouse's journaled publish).
+   */
+  readonly replaceRecordAfterSwap: boolean;
 }
 
 export const defaultTargetCapabilities: TargetCapabilities = {
@@ -61,6 +70,7 @@ export const defaultTargetCapabilities: TargetCapabilities = {
   commitGuard: false,
   resumableReload: false,
   fileScanEngines: [],
+  replaceRecordAfterSwap: false,
 };
 
 export interface SourceCapabilities {

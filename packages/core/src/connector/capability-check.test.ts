@@ -41,6 +41,11 @@ describe("targetCapabilityProblems", () => {
     expect(targetCapabilityProblems(misplaced, {})).toEqual([
       'loggedTablesSetting applies to commitModel "data-then-log" only, not "transactional"',
     ]);
+    const noReplace = { ...defaultTargetCapabilities, replaceRecordAfterSwap: true, writeStrategies: ["append"] } as const;
+    expect(targetCapabilityProblems(noReplace, {})).toEqual([
+      "replaceRecordAfterSwap is declared, but writeStrategies lacks replace",
+    ]);
+    expect(targetCapabilityProblems({ ...defaultTargetCapabilities, replaceRecordAfterSwap: true }, {})).toEqual([]);
   });
 });
 

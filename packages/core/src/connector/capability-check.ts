@@ -56,6 +56,9 @@ export function declarationProblems(capabilities: TargetCapabilities): string[] 
   if (capabilities.loggedTablesSetting !== undefined && model !== "data-then-log") {
     problems.push(`loggedTablesSetting applies to commitModel "data-then-log" only, not "${model}"`);
   }
+  if (capabilities.replaceRecordAfterSwap && Array.isArray(declared) && !declared.includes("replace")) {
+    problems.push("replaceRecordAfterSwap is declared, but writeStrategies lacks replace");
+  }
   return problems;
 }
 

@@ -41,6 +41,14 @@ export interface CommitUnitOptions {
    * build units write the build table and log under the live one (`resumableReload`).
    */
   readonly runLogTable?: TargetTableRef | undefined;
+  /**
+   * Only for `replace` units, only on targets declaring `replaceRecordAfterSwap`: replace the
+   * table's rows inside the unit's one transaction — delete every row, insert the unit's rows,
+   * append its run-log records, commit — instead of swapping a build in, so the record cannot be
+   * lost after the rows changed. Core has run `ensureTable` first (the schema-evolution DDL), so
+   * `columns` are the live table's and fit every row the unit writes.
+   */
+  readonly recordWithData?: boolean | undefined;
 }
 
 /** What `ensureTable` is told about the table it creates: enough to choose engine and sort keys. */
@@ -79,6 +87,13 @@ export interface CommitUnit {
 /** What a target is told when `plan` asks it for notes on a table. */
 export interface PlanNoteContext {
   readonly cursor?: { readonly column: string; readonly kind: CursorKind } | undefined;
+  /**
+   * The table's configured strategy; a range delete happens only under `delete_insert` (and
+   * not when `--reload` rebuilds the table, which `range` being undefined does not tell apart).
+   */
+  readonly strategy?: WriteStrategy | undefined;
+  /** The run rebuilds the table (`replace`, `--reload`): nothing is deleted by range. */
+  readonly rebuild?: boolean | undefined;
   /** The range this run reads (and, under delete_insert, replaces). */
   readonly range?: CursorRange | undefined;
   readonly includeNulls?: boolean | undefined;

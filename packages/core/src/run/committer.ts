@@ -14,6 +14,7 @@ import { crashPoint } from "./crash-points.js";
 import { DuplicateKeyCheck } from "./key-check.js";
 import type { LoggedStart } from "./prepare-table.js";
 import type { BatchFilter, KeptBatch, ReadPosition } from "./read-items.js";
+import { replacesWithRecord, replaceWithRecordError } from "./replace-with-record.js";
 
 export interface CommitterArgs {
   readonly plan: TablePlan;
@@ -56,6 +57,8 @@ export class Committer {
   private columns: readonly Column[] | undefined;
   private ensured = false;
   private readonly keyCheck: DuplicateKeyCheck | undefined;
+  /** A rebuild that replaces the rows in the live table, with its record, instead of swapping (see replacesWithRecord). */
+  private readonly recordWithData: boolean;
 
   constructor(private readonly args: CommitterArgs) {
     this.state = args.state;
@@ -63,6 +66,7 @@ export class Committer {
     this.committedPosition = args.position.value;
     const { plan } = args;
     this.keyCheck = plan.strategy === "merge" && plan.primaryKey ? new DuplicateKeyCheck(plan.primaryKey, args.table) : undefined;
+    this.recordWithData = replacesWithRecord(plan, args.schedule, args.target.capabilities, args.logged);
   }
 
   get open(): boolean {
@@ -84,19 +88,27 @@ export class Committer {
     const cursor = plan.cursor ? { column: plan.cursor.column, kind: plan.cursor.kind } : undefined;
     // A resumable reload writes its build table and logs under the live one.
     const into = plan.reloadBuild?.table ?? plan.target;
-    if (!schedule.rebuild && columns && !this.ensured) {
+    let unitColumns = columns;
+    if ((!schedule.rebuild || this.recordWithData) && columns && !this.ensured) {
       const options = { primaryKey: plan.primaryKey, strategy: plan.strategy, cursor };
-      this.columns = await this.onTarget("preparing", () => target.ensureTable(into, columns, options));
+      this.columns = await this.onTarget("preparing", () => target.ensureTable(into, columns, options)).catch(
+        (error: unknown) => {
+          throw this.recordWithData ? replaceWithRecordError(error, this.args.table) : error;
+        },
+      );
       this.ensured = true;
+      // Rows of the rebuild land in the live table, whose columns ensureTable has just made fit.
+      if (this.recordWithData) unitColumns = this.columns;
     }
     const unit = await this.onTarget("starting a commit on", () =>
       target.begin(into, {
         strategy: schedule.unitStrategy,
-        columns: columns ?? [],
+        columns: unitColumns ?? [],
         primaryKey: plan.primaryKey,
         cursor,
         tableStrategy: plan.strategy,
         ...(plan.reloadBuild ? { runLogTable: plan.target } : {}),
+        ...(this.recordWithData ? { recordWithData: true } : {}),
       }),
     );
     this.unit = unit;

@@ -148,7 +148,7 @@ describe("prepareTable: schema changes", () => {
 });
 
 describe("prepareTable: the target's notes and the rate limit", () => {
-  it("asks the target's planNotes only when told (plan), with the cursor and range", async () => {
+  it("asks the target's planNotes only when told (plan), with the cursor, strategy and range", async () => {
     const target = targetWith([1, 3]);
     const planNotes = vi.fn(async () => ["from the target"]);
     (target as unknown as { planNotes: typeof planNotes }).planNotes = planNotes;
@@ -157,8 +157,13 @@ describe("prepareTable: the target's notes and the rate limit", () => {
     expect(load.plan.notes).not.toContain("from the target");
     const plan = await prepare(target, {}, { targetNotes: true });
     expect(planNotes).toHaveBeenCalledTimes(1);
-    expect(planNotes.mock.calls[0]).toMatchObject([TARGET_REF, { cursor: { column: "k", kind: "integer" } }]);
+    expect(planNotes.mock.calls[0]).toMatchObject([
+      TARGET_REF,
+      { cursor: { column: "k", kind: "integer" }, strategy: "delete_insert", rebuild: false },
+    ]);
     expect(plan.plan.notes).toContain("from the target");
+    await prepare(target, {}, { targetNotes: true, flags: { reload: true } });
+    expect(planNotes.mock.calls[1]).toMatchObject([TARGET_REF, { strategy: "delete_insert", rebuild: true }]);
   });
 
   it("passes the table's rate_limit through", async () => {

@@ -18,6 +18,7 @@ import { readPath, readPathNote } from "./file-scan-path.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
 import { prepareReloadBuild } from "./reload-build.js";
+import { IN_PLACE_NOTE, replacesWithRecord } from "./replace-with-record.js";
 import { resolveCursor } from "./resolve-cursor.js";
 
 /** A logged table's position at the start of a run (SPEC §10–§11). */
@@ -134,6 +135,8 @@ export async function prepareTable(args: {
     args.targetNotes && target.planNotes
       ? await target.planNotes(config.target, {
           cursor: cursor && { column: cursor.column, kind: cursor.kind },
+          strategy: plan.strategy,
+          rebuild: plan.commit === "swap",
           range: plan.range,
           includeNulls: plan.includeNulls,
         })
@@ -146,7 +149,10 @@ export async function prepareTable(args: {
       strategy: commitSchedule(plan, target.capabilities.commitModel).unitStrategy,
     }),
   );
-  const notes = [...(pathNote ? [pathNote] : []), ...targetNotes];
+  const inPlace = replacesWithRecord(plan, { rebuild: plan.commit === "swap" }, target.capabilities, info.loggedState === true)
+    ? [IN_PLACE_NOTE]
+    : [];
+  const notes = [...(pathNote ? [pathNote] : []), ...inPlace, ...targetNotes];
   return {
     table,
     plan: notes.length ? { ...plan, notes: [...plan.notes, ...notes] } : plan,

@@ -124,7 +124,13 @@ describe("planProject", () => {
     expect(asked).toEqual([
       {
         ref: { schema: "raw", name: "app__a" },
-        context: { cursor: { column: "k", kind: "integer" }, range: {}, includeNulls: true },
+        context: {
+          cursor: { column: "k", kind: "integer" },
+          strategy: "delete_insert",
+          rebuild: false,
+          range: {},
+          includeNulls: true,
+        },
       },
     ]);
     await loadProject(session, tables, { flags: {}, emit: () => {}, signal: new AbortController().signal });

@@ -28,7 +28,8 @@ interface UnitChanges {
 
 /** A failure to inject: the n-th (1-based) call of an operation throws. */
 export interface InjectedFailure {
-  readonly op: "write" | "commit" | "begin" | "publish" | "swap";
+  /** `record`: on a target declaring `replaceRecordAfterSwap`, between a replace's swap and its run-log record. */
+  readonly op: "write" | "commit" | "begin" | "publish" | "swap" | "record";
   readonly nth: number;
   readonly error?: Error;
 }
@@ -44,7 +45,7 @@ export class MemoryTarget implements TargetConnection {
   readonly runLog: RunLogRow[] = [];
   /** Committed units of a staged target, not yet published. */
   readonly staged: UnitChanges[] = [];
-  readonly calls: Record<InjectedFailure["op"], number> = { write: 0, commit: 0, begin: 0, publish: 0, swap: 0 };
+  readonly calls: Record<InjectedFailure["op"], number> = { write: 0, commit: 0, begin: 0, publish: 0, swap: 0, record: 0 };
   readonly locked = new Set<string>();
   publish?: (ref: TargetTableRef) => Promise<void>;
   discard?: (ref: TargetTableRef) => Promise<void>;
@@ -116,6 +117,18 @@ export class MemoryTarget implements TargetConnection {
       this.tables.set(name, { columns: [...columns], rows: [] });
       return columns;
     }
+    for (const column of columns) {
+      const found = table.columns.find((t) => t.name === column.name);
+      if (found && found.type.kind !== column.type.kind) {
+        throw new SqlloadError(
+          "SL302",
+          `table ${name} column "${column.name}" changed type from ${found.type.kind} to ${column.type.kind}`,
+          {
+            table: name,
+          },
+        );
+      }
+    }
     const added = columns.filter((c) => !table.columns.some((t) => t.name === c.name));
     table.columns = [...table.columns, ...added];
     return table.columns;
@@ -149,7 +162,13 @@ export class MemoryTarget implements TargetConnection {
         this.count("commit");
         open = false;
         const onlyLog = changes.writes.length === 0 && changes.deletes.length === 0 && options.strategy !== "replace";
-        if (this.capabilities.commitModel === "staged" && !onlyLog) this.staged.push(changes);
+        if (options.recordWithData) this.replaceInPlace(changes);
+        else if (options.strategy === "replace" && this.capabilities.replaceRecordAfterSwap) {
+          // The swap is DDL outside any transaction: its rows land, then the records in a commit of their own.
+          this.apply({ ...changes, log: [] });
+          this.count("record");
+          this.runLog.push(...changes.log);
+        } else if (this.capabilities.commitModel === "staged" && !onlyLog) this.staged.push(changes);
         else this.apply(changes);
       },
       abort: async () => {
@@ -173,6 +192,22 @@ export class MemoryTarget implements TargetConnection {
 
   private dropStaged(name: string): void {
     for (let i = this.staged.length - 1; i >= 0; i--) if (this.staged[i]!.name === name) this.staged.splice(i, 1);
+  }
+
+  /**
+   * `recordWithData`: every row of the live table is replaced by the unit's, with its records, in
+   * one commit. Core must have evolved the table first, so the unit's columns are the table's.
+   */
+  private replaceInPlace(unit: UnitChanges): void {
+    if (!this.capabilities.replaceRecordAfterSwap) throw new Error("recordWithData asked of a target that swaps with its record");
+    const table = this.tables.get(unit.name);
+    const names = (columns: readonly Column[]) => columns.map((c) => c.name).join(",");
+    if (!table || names(table.columns) !== names(unit.options.columns)) {
+      throw new Error(`recordWithData unit of ${unit.name} begun with columns the live table does not have`);
+    }
+    table.rows = [];
+    for (const batch of unit.writes) for (const row of batchToRows(batch)) this.land(table, row, unit.options);
+    this.runLog.push(...unit.log);
   }
 
   private apply(unit: UnitChanges): void {
