@@ -4,7 +4,9 @@
 // two servers' databases, best of N, interleaved (issue 15). bench/pg-throughput.mjs measures the
 // connector driven directly, and pgloader; this measures what a user pays, start-up included.
 //
-//   pnpm build && node bench/pg-postgres-cli.mjs [--rows 5000000] [--repeat 2] [--quick]
+//   pnpm build && node bench/pg-postgres-cli.mjs [--rows 5000000] [--repeat 2] [--cpu-prof DIR] [--quick]
+//
+// `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +28,7 @@ import {
 const quick = hasFlag("quick");
 const rows = arg("rows", quick ? 20_000 : 5_000_000);
 const repeat = arg("repeat", quick ? 1 : 2);
+const profileDir = process.argv.includes("--cpu-prof") ? process.argv[process.argv.indexOf("--cpu-prof") + 1] : undefined;
 const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
 
 async function cliLoad(src, dst, strategy) {
@@ -36,7 +39,8 @@ async function cliLoad(src, dst, strategy) {
       `[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\nwrite_strategy = "${strategy}"\n`,
   );
   try {
-    const run = await peakRss(process.execPath, [cli, "load"], dir);
+    const node = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+    const run = await peakRss(process.execPath, [...node, cli, "load"], dir);
     const [{ count }] = await withClient(
       dst,
       async (c) => (await c.query("SELECT count(*)::int AS count FROM raw.app__orders")).rows,

@@ -34,9 +34,10 @@ export const TWO_32 = 4_294_967_296;
  * projected, sliced) is a new object without it, so the bytes always match the rows they carry.
  * Versioned, so two copies of the connector of different formats never share it.
  */
-export const RAW_COPY = Symbol.for("@sqlload/connector-postgres/raw-copy-binary/v1");
+export const RAW_COPY = Symbol.for("@sqlload/connector-postgres/raw-copy-binary/v2");
 
 export interface RawCopy {
+  /** The rows as whole CopyData protocol messages (type byte, length, data), ready to send on. */
   readonly parts: readonly Buffer[];
   /** The binary format of each column, in the batch's column order. */
   readonly wires: readonly WireType[];
