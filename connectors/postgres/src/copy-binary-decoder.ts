@@ -100,18 +100,24 @@ export interface DecoderOptions {
   readonly framed?: boolean;
 }
 
-/** Where the fields of a batch's rows lie, so that each column can be decoded when first read. */
+/**
+ * Where a batch's rows lie, so that each column can be decoded when first read. The walk notes
+ * only where each row starts (a store per row, not two per field); a column decoded first finds
+ * its fields by stepping over the ones before, and a second one builds `fields` for all.
+ */
 interface FieldIndex {
   /** The buffers the rows lie in, and a view of each. */
   readonly bufs: Buffer[];
   readonly views: DataView[];
-  /** Per row, the index of its buffer. */
+  /** Per row, the index of its buffer and the offset of its field count. */
   readonly rowBuf: Int32Array;
-  /** Per column and row (`c * capacity + r`): the field's offset and length (-1 for NULL). */
-  readonly offsets: Int32Array;
-  readonly lengths: Int32Array;
-  /** Per column, 1 once a NULL was seen: the other columns are not scanned for them. */
+  readonly rowStart: Int32Array;
+  /** Per column, 1 once a NULL was seen: the other columns have no NULL mask. */
   readonly hasNull: Uint8Array;
+  /** Columns decoded so far. */
+  decoded: number;
+  /** Per column and row (`c * rows + r`): the field's offset and length (-1 for NULL). */
+  fields?: { readonly offsets: Int32Array; readonly lengths: Int32Array };
 }
 
 const COPY_DATA = 0x64; // 'd'
@@ -169,14 +175,13 @@ export class CopyBinaryDecoder {
   }
 
   private newIndex(): FieldIndex {
-    const cells = this.capacity * this.wires.length;
     return {
       bufs: [],
       views: [],
       rowBuf: new Int32Array(this.capacity),
-      offsets: new Int32Array(cells),
-      lengths: new Int32Array(cells),
+      rowStart: new Int32Array(this.capacity),
       hasNull: new Uint8Array(this.wires.length),
+      decoded: 0,
     };
   }
 
@@ -285,7 +290,7 @@ export class CopyBinaryDecoder {
     let rawStart = pos;
     const bufs = this.index.bufs;
     let bufIndex = bufs.length > 0 && bufs[bufs.length - 1] === buf ? bufs.length - 1 : -1;
-    let { offsets, lengths, hasNull } = this.index;
+    let { rowStart, hasNull } = this.index;
     const ncols = this.wires.length;
     const capacity = this.capacity;
     rows: while (pos + 2 <= end) {
@@ -304,8 +309,6 @@ export class CopyBinaryDecoder {
         if (q + 4 > end) break rows;
         const len = view.getInt32(q);
         q += 4;
-        lengths[c * capacity + r] = len;
-        offsets[c * capacity + r] = q;
         if (len > 0) {
           q += len;
           if (q > end) break rows;
@@ -316,6 +319,7 @@ export class CopyBinaryDecoder {
         this.index.views.push(view);
       }
       this.index.rowBuf[r] = bufIndex;
+      rowStart[r] = pos;
       this.batchBytes += q - pos;
       pos = q;
       this.rows++;
@@ -323,7 +327,7 @@ export class CopyBinaryDecoder {
         this.addRaw(buf, rawStart, pos);
         rawStart = pos;
         out.push(this.flush());
-        ({ offsets, lengths, hasNull } = this.index);
+        ({ rowStart, hasNull } = this.index);
         bufIndex = -1;
       }
     }
@@ -375,23 +379,20 @@ export class CopyBinaryDecoder {
   private flush(): DecodedBatch {
     const n = this.rows;
     const index = this.index;
-    const capacity = this.capacity;
+    const ncols = this.wires.length;
     const columns: ColumnVector[] = this.wires.map((wire, c) => {
-      let nulls: Uint8Array | undefined;
-      if (index.hasNull[c] === 1)
-        for (let r = 0; r < n; r++) {
-          if ((index.lengths[c * capacity + r] as number) < 0) {
-            nulls ??= new Uint8Array(n);
-            nulls[r] = 1;
-          }
-        }
-      let values: ColumnVector["values"] | undefined;
+      let decoded: DecodedColumn | undefined;
+      const decode = () => {
+        decoded ??= decodeColumn(wire, index, c, ncols, n);
+        return decoded;
+      };
       return {
         get values() {
-          values ??= decodeColumn(wire, index, c, capacity, n);
-          return values;
+          return decode().values;
         },
-        nulls,
+        get nulls() {
+          return index.hasNull[c] === 1 ? decode().nulls : undefined;
+        },
       };
     });
     const bytes = this.batchBytes;
@@ -440,8 +441,32 @@ function rowLength(pending: Buffer, chunk: Buffer): number {
   return pos;
 }
 
-/** Decodes one column of a batch into the storage core documents for its type. */
-function decodeColumn(wire: WireType, index: FieldIndex, c: number, capacity: number, n: number): ColumnVector["values"] {
+interface DecodedColumn {
+  readonly values: ColumnVector["values"];
+  readonly nulls: Uint8Array | undefined;
+}
+
+/** Every field's offset and length, found by walking each row once. */
+function fieldsOf(index: FieldIndex, ncols: number, n: number): NonNullable<FieldIndex["fields"]> {
+  const offsets = new Int32Array(ncols * n);
+  const lengths = new Int32Array(ncols * n);
+  const { views, rowBuf, rowStart } = index;
+  for (let r = 0; r < n; r++) {
+    const view = views[rowBuf[r] as number] as DataView;
+    let q = (rowStart[r] as number) + 2;
+    for (let c = 0; c < ncols; c++) {
+      const len = view.getInt32(q);
+      q += 4;
+      offsets[c * n + r] = q;
+      lengths[c * n + r] = len;
+      if (len > 0) q += len;
+    }
+  }
+  return { offsets, lengths };
+}
+
+/** Decodes one column of a batch into the storage core documents for its type, and its NULL mask. */
+function decodeColumn(wire: WireType, index: FieldIndex, c: number, ncols: number, n: number): DecodedColumn {
   const code = CODES[wire.kind as Exclude<WireType["kind"], "unsupported">];
   const b: Builder = { code, wire, u8: EMPTY_U8, i32: EMPTY_I32, f64: EMPTY_F64, i64: EMPTY_I64, w32: EMPTY_I32, arr: [] };
   switch (code) {
@@ -466,31 +491,58 @@ function decodeColumn(wire: WireType, index: FieldIndex, c: number, capacity: nu
     default:
       b.arr = new Array(n);
   }
-  const { bufs, views, rowBuf, offsets, lengths } = index;
-  const base = c * capacity;
+  // The first column decoded (often the only one: the cursor of rows passed on as they came)
+  // steps over the fields before it; a second one makes every field's place worth noting.
+  if (index.decoded++ > 0) index.fields ??= fieldsOf(index, ncols, n);
+  const { bufs, views, rowBuf, rowStart, fields } = index;
+  let nulls: Uint8Array | undefined;
   for (let r = 0; r < n; r++) {
-    const len = lengths[base + r] as number;
-    if (len < 0) continue;
     const k = rowBuf[r] as number;
-    decodeField(b, bufs[k] as Buffer, views[k] as DataView, offsets[base + r] as number, len, r);
+    const view = views[k] as DataView;
+    let q: number;
+    let len: number;
+    if (fields) {
+      q = fields.offsets[c * n + r] as number;
+      len = fields.lengths[c * n + r] as number;
+    } else {
+      q = (rowStart[r] as number) + 2;
+      for (let j = 0; j < c; j++) {
+        const skip = view.getInt32(q);
+        q += skip > 0 ? 4 + skip : 4;
+      }
+      len = view.getInt32(q);
+      q += 4;
+    }
+    if (len < 0) {
+      nulls ??= new Uint8Array(n);
+      nulls[r] = 1;
+      continue;
+    }
+    decodeField(b, bufs[k] as Buffer, view, q, len, r);
   }
+  let values: ColumnVector["values"];
   switch (code) {
     case BOOL:
-      return b.u8;
+      values = b.u8;
+      break;
     case INT2:
     case INT4:
     case DATE:
-      return b.i32;
+      values = b.i32;
+      break;
     case FLOAT4:
     case FLOAT8:
-      return b.f64;
+      values = b.f64;
+      break;
     case INT8:
     case TIME:
     case TIMESTAMP:
-      return b.i64;
+      values = b.i64;
+      break;
     default:
-      return b.arr;
+      values = b.arr;
   }
+  return { values, nulls };
 }
 
 function decodeField(b: Builder, buf: Buffer, view: DataView, q: number, len: number, r: number): void {
