@@ -1,6 +1,7 @@
 import { batchFromRows, batchToRows, type Column } from "@sqlload/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { frame, unframe } from "../test/copy-messages.js";
 import { HEADER, TRAILER } from "./copy-binary.js";
 import { CopyBinaryDecoder } from "./copy-binary-decoder.js";
 import { CopyBinaryEncoder } from "./copy-binary-encoder.js";
@@ -181,26 +182,6 @@ function cutAt(buf: Buffer, cuts: readonly number[]): Buffer[] {
     at = point;
   }
   return out;
-}
-
-/** One CopyData protocol message. */
-function frame(data: Buffer): Buffer {
-  const header = Buffer.alloc(5);
-  header[0] = 0x64;
-  header.writeInt32BE(data.length + 4, 1);
-  return Buffer.concat([header, data]);
-}
-
-/** The data of consecutive CopyData messages. */
-function unframe(messages: Buffer): Buffer {
-  const parts: Buffer[] = [];
-  for (let pos = 0; pos < messages.length; ) {
-    expect(messages[pos]).toBe(0x64);
-    const length = messages.readInt32BE(pos + 1);
-    parts.push(messages.subarray(pos + 5, pos + 1 + length));
-    pos += 1 + length;
-  }
-  return Buffer.concat(parts);
 }
 
 /** Uint8Array subclasses and views compare by content. */

@@ -1,5 +1,6 @@
 import type { Column, ColumnVector, RecordBatch } from "@sqlload/core";
 import {
+  COPY_DATA,
   decodeNumeric,
   decodeUuid,
   formatError,
@@ -119,8 +120,6 @@ interface FieldIndex {
   /** Per column and row (`c * rows + r`): the field's offset and length (-1 for NULL). */
   fields?: { readonly offsets: Int32Array; readonly lengths: Int32Array };
 }
-
-const COPY_DATA = 0x64; // 'd'
 
 /**
  * Decodes a stream of COPY binary chunks (split anywhere, not on row boundaries) into

@@ -14,6 +14,9 @@ export const HEADER = Buffer.concat([SIGNATURE, Buffer.alloc(8)]);
 
 export const TRAILER = Buffer.from([0xff, 0xff]);
 
+/** The protocol message that carries COPY data, either way: type 'd', a 32-bit length (itself included), the data. */
+export const COPY_DATA = 0x64;
+
 /** Postgres counts days and microseconds from 2000-01-01; sqlload from 1970-01-01. */
 export const PG_EPOCH_DAYS = 10_957;
 export const PG_EPOCH_MICROS = 946_684_800_000_000;

@@ -1,4 +1,5 @@
 import type { Duplex } from "node:stream";
+import { COPY_DATA } from "./copy-binary.js";
 
 /** The part of `pg`'s connection a COPY writer uses (see CopyOutQuery); `sendCopyFail` is in `pg`, not in its types. */
 interface CopyConnection {
@@ -7,7 +8,6 @@ interface CopyConnection {
   sendCopyFail?(message: string): void;
 }
 
-const COPY_DATA = 0x64; // 'd'
 const COPY_DONE = Buffer.from([0x63, 0, 0, 0, 4]); // 'c', length 4
 
 /**

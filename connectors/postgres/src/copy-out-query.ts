@@ -1,4 +1,5 @@
 import type { Duplex } from "node:stream";
+import { COPY_DATA } from "./copy-binary.js";
 
 /**
  * The part of `pg`'s connection a COPY reader uses: its socket, and where it sends a query.
@@ -10,7 +11,6 @@ interface CopyConnection {
   query(text: string): void;
 }
 
-const COPY_DATA = 0x64; // 'd'
 const COPY_DONE = 0x63; // 'c'
 const ERROR_RESPONSE = 0x45; // 'E'
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HEADER, TRAILER } from "../src/copy-binary.js";
 import { CopyInQuery } from "../src/copy-in-query.js";
 import { CopyOutQuery } from "../src/copy-out-query.js";
+import { unframe } from "./copy-messages.js";
 import { type Server, startServer } from "./harness.js";
 
 let server: Server;
@@ -34,18 +35,6 @@ async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T
   } finally {
     await client.end();
   }
-}
-
-/** The COPY data inside a run of CopyData messages. */
-function unframe(messages: Buffer): Buffer {
-  const parts: Buffer[] = [];
-  for (let pos = 0; pos < messages.length; ) {
-    expect(messages[pos]).toBe(0x64);
-    const length = messages.readInt32BE(pos + 1);
-    parts.push(messages.subarray(pos + 5, pos + 1 + length));
-    pos += 1 + length;
-  }
-  return Buffer.concat(parts);
 }
 
 async function readAll(query: CopyOutQuery): Promise<Buffer> {
