@@ -9,11 +9,13 @@ import { type Server, startServer } from "./harness.js";
 
 let server: Server;
 let url: string;
+let sql: pg.Pool;
 
 beforeAll(async () => {
   server = await startServer();
   const db = await server.database("copies");
   url = db.url;
+  sql = db.sql;
   await db.sql.query(`
     CREATE TABLE rows AS
       SELECT g AS id, repeat(md5(g::text), CASE WHEN g % 997 = 0 THEN 3000 ELSE 1 END) AS pad
@@ -27,13 +29,13 @@ beforeAll(async () => {
 
 afterAll(async () => server?.stop());
 
-async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+/** A connection of the pool for `work`; closed after, not reused, so no test leaves one mid-COPY for the next. */
+async function withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await sql.connect();
   try {
     return await work(client);
   } finally {
-    await client.end();
+    client.release(true);
   }
 }
 
@@ -44,20 +46,20 @@ async function readAll(query: CopyOutQuery): Promise<Buffer> {
 }
 
 /** The same COPY read through pg-copy-streams, the reference. */
-async function reference(client: pg.Client, sql: string): Promise<Buffer> {
+async function reference(client: pg.PoolClient, text: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of client.query(copyTo(sql))) chunks.push(chunk as Buffer);
+  for await (const chunk of client.query(copyTo(text))) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
 
 describe("CopyOutQuery", () => {
   it("yields exactly the CopyData messages, rows of any width, and leaves the connection usable", async () => {
     await withClient(async (client) => {
-      const sql = "COPY (SELECT id, pad FROM rows ORDER BY id) TO STDOUT (FORMAT binary)";
+      const copy = "COPY (SELECT id, pad FROM rows ORDER BY id) TO STDOUT (FORMAT binary)";
       // Small read-ahead: the socket is left unread while the consumer is behind.
-      const query = client.query(new CopyOutQuery(sql, 4096));
+      const query = client.query(new CopyOutQuery(copy, 4096));
       const messages = await readAll(query);
-      expect(unframe(messages).equals(await reference(client, sql))).toBe(true);
+      expect(unframe(messages).equals(await reference(client, copy))).toBe(true);
       expect((await client.query("SELECT count(*)::int AS n FROM rows")).rows[0].n).toBe(20000);
       expect(query.rowCount).toBe(20000);
     });
@@ -65,11 +67,9 @@ describe("CopyOutQuery", () => {
 
   it("drops notices sent among the rows", async () => {
     await withClient(async (client) => {
-      const sql = "COPY (SELECT noisy(id) FROM rows WHERE id <= 5000 ORDER BY id) TO STDOUT (FORMAT binary)";
-      const notices: string[] = [];
-      client.on("notice", (n) => notices.push(n.message ?? ""));
-      const messages = await readAll(client.query(new CopyOutQuery(sql)));
-      expect(unframe(messages).equals(await reference(client, sql))).toBe(true);
+      const copy = "COPY (SELECT noisy(id) FROM rows WHERE id <= 5000 ORDER BY id) TO STDOUT (FORMAT binary)";
+      const messages = await readAll(client.query(new CopyOutQuery(copy)));
+      expect(unframe(messages).equals(await reference(client, copy))).toBe(true);
       expect((await client.query("SELECT 1 AS one")).rows[0].one).toBe(1);
     });
   });
@@ -77,10 +77,10 @@ describe("CopyOutQuery", () => {
   it("fails with the server's error when the query fails midway, and the connection goes on", async () => {
     await withClient(async (client) => {
       // Rows stream out of the scan before the one that fails.
-      const sql = "COPY (SELECT fails_at(id, 15000), pad FROM rows) TO STDOUT (FORMAT binary)";
+      const copy = "COPY (SELECT fails_at(id, 15000), pad FROM rows) TO STDOUT (FORMAT binary)";
       let bytes = 0;
       const failure = await (async () => {
-        for await (const chunk of client.query(new CopyOutQuery(sql))) bytes += chunk.length;
+        for await (const chunk of client.query(new CopyOutQuery(copy))) bytes += chunk.length;
       })().catch((error: unknown) => error);
       expect(failure).toMatchObject({ code: "22012" });
       expect(bytes).toBeGreaterThan(0);
