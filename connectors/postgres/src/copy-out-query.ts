@@ -64,8 +64,12 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
     connection.query(this.text);
   }
 
+  /** `pg` overwrites this with its timeout handling when `query_timeout` is set; calling it clears the timer. */
+  callback(): void {}
+
   /** Called by `pg` with the server's error, or when the connection is lost. */
   handleError(error: unknown): void {
+    this.callback();
     this.fail(error);
   }
 
@@ -74,7 +78,9 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
     if (match) this.rowCount = Number(match[1]);
   }
 
-  handleReadyForQuery(): void {}
+  handleReadyForQuery(): void {
+    this.callback();
+  }
 
   /** Stops the read: the connection is left inside the COPY and cannot be used again. */
   destroy(error?: unknown): void {
