@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 export const BENCHMARKS = [
   { file: "pg-duckdb-cli.mjs", quick: ["--quick"], reports: /^sqlload load: .* = [\d.]+x the bulk path/m },
   { file: "pg-postgres-cli.mjs", quick: ["--quick"], reports: /^sqlload load, delete_insert: .* = [\d.]+x the pipe/m },
+  { file: "pg-postgres-cpu.mjs", quick: ["--quick"], reports: /^delete_insert +wall [\d.]+ s.*servers' CPU [\d.]+ s/m },
   { file: "pg-throughput.mjs", quick: ["--quick", "--no-pgloader"], reports: /^sqlload append: .*\([\d.]+x of the pipe\)/m },
   { file: "noop-run.mjs", quick: ["--quick"], reports: /^CPU: ratio [\d.]+x/m },
   {

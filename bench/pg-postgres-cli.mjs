@@ -4,7 +4,9 @@
 // two servers' databases, best of N, interleaved (issue 15). bench/pg-throughput.mjs measures the
 // connector driven directly, and pgloader; this measures what a user pays, start-up included.
 //
-//   pnpm build && node bench/pg-postgres-cli.mjs [--rows 5000000] [--repeat 2] [--quick]
+//   pnpm build && node bench/pg-postgres-cli.mjs [--rows 5000000] [--repeat 2] [--cpu-prof DIR] [--quick]
+//
+// `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +20,7 @@ import {
   hasFlag,
   importBuilt,
   peakRss,
+  root,
   runs,
   seconds,
   withClient,
@@ -26,6 +29,7 @@ import {
 const quick = hasFlag("quick");
 const rows = arg("rows", quick ? 20_000 : 5_000_000);
 const repeat = arg("repeat", quick ? 1 : 2);
+const profileDir = process.argv.includes("--cpu-prof") ? process.argv[process.argv.indexOf("--cpu-prof") + 1] : undefined;
 const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
 
 async function cliLoad(src, dst, strategy) {
@@ -36,7 +40,8 @@ async function cliLoad(src, dst, strategy) {
       `[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\nwrite_strategy = "${strategy}"\n`,
   );
   try {
-    const run = await peakRss(process.execPath, [cli, "load"], dir);
+    const node = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+    const run = await peakRss(process.execPath, [...node, cli, "load"], dir);
     const [{ count }] = await withClient(
       dst,
       async (c) => (await c.query("SELECT count(*)::int AS count FROM raw.app__orders")).rows,
@@ -55,24 +60,36 @@ try {
   let n = 0;
   const fresh = () => createDatabase(server.url, `dst_${n++}`);
   const pipes = [];
+  const pipeCpu = [];
+  const starts = [];
   const appends = [];
   const deletes = [];
   for (let i = 0; i < repeat; i++) {
-    pipes.push(await binaryPipe(src, await fresh()));
+    const dst = await fresh();
+    const cpu = process.cpuUsage();
+    pipes.push(await binaryPipe(src, dst));
+    const used = process.cpuUsage(cpu);
+    pipeCpu.push((used.user + used.system) / 1e6);
+    starts.push(await peakRss(process.execPath, [cli, "--version"], root));
     appends.push(await cliLoad(src, await fresh(), "append"));
     deletes.push(await cliLoad(src, await fresh(), "delete_insert"));
   }
   const pipe = best(pipes);
+  const start = best(starts);
   console.log(describeMachine());
   console.log(`${rows.toLocaleString("en")} rows of orders`);
-  console.log(`binary COPY TO STDOUT | COPY FROM STDIN pipe: ${seconds(pipe)}${runs(pipes)}`);
+  console.log(
+    `binary COPY TO STDOUT | COPY FROM STDIN pipe: ${seconds(pipe)}, Node CPU ${Math.min(...pipeCpu).toFixed(2)} s${runs(pipes)}`,
+  );
+  console.log(`sqlload --version (start-up alone): ${seconds(start)}, CPU ${start.cpuS.toFixed(2)} s${runs(starts)}`);
   for (const [name, list] of [
     ["append", appends],
     ["delete_insert", deletes],
   ]) {
     const b = best(list);
     console.log(
-      `sqlload load, ${name}: ${seconds(b)} = ${(b.s / pipe).toFixed(2)}x the pipe (goal <= 1.1x), CPU ${b.cpuS.toFixed(2)} s, peak RSS ${b.rssMB.toFixed(0)} MB${runs(list)}`,
+      `sqlload load, ${name}: ${seconds(b)} = ${(b.s / pipe).toFixed(2)}x the pipe (goal <= 1.1x), ` +
+        `${((b.s - start.s) / pipe).toFixed(2)}x without start-up, CPU ${b.cpuS.toFixed(2)} s, peak RSS ${b.rssMB.toFixed(0)} MB${runs(list)}`,
     );
   }
 } finally {

@@ -220,7 +220,8 @@ async function main() {
     const appends = [];
     const deletes = [];
     for (let i = 0; i < repeat; i++) {
-      pipes.push(await binaryPipe(src, await fresh(), "orders", "pipe_orders"));
+      // binaryPipe gives seconds; this script counts in milliseconds.
+      pipes.push((await binaryPipe(src, await fresh(), "orders", "pipe_orders")) * 1000);
       appends.push(await runChild({ mode: "append", src, dst: await fresh(), table: "orders" }));
       deletes.push(await runChild({ mode: "delete_insert", src, dst: await fresh(), table: "orders" }));
     }

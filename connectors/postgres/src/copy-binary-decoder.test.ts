@@ -1,6 +1,7 @@
 import { batchFromRows, batchToRows, type Column } from "@sqlload/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { frame, unframe } from "../test/copy-messages.js";
 import { HEADER, TRAILER } from "./copy-binary.js";
 import { CopyBinaryDecoder } from "./copy-binary-decoder.js";
 import { CopyBinaryEncoder } from "./copy-binary-encoder.js";
@@ -91,6 +92,64 @@ describe("CopyBinaryDecoder", () => {
     );
   });
 
+  it("walks CopyData messages, passing Postgres's one-row messages on as slices of the chunks", () => {
+    fc.assert(
+      fc.property(
+        fc.array(row, { minLength: 1, maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.option(fc.array(fc.nat(), { minLength: 1, maxLength: 10 }), { nil: undefined }),
+        (rows, cuts, batchRows, messageCuts) => {
+          const rowBytes = rows.map((r) => copyRows([r]));
+          // As Postgres sends it: the file header with the first row, then a message per row and one
+          // for the trailer; or, with messageCuts, messages cut anywhere (rows spanning messages).
+          const data = Buffer.concat([HEADER, ...rowBytes, TRAILER]);
+          const pieces = messageCuts
+            ? cutAt(data, messageCuts)
+            : [Buffer.concat([HEADER, rowBytes[0] as Buffer]), ...rowBytes.slice(1), TRAILER];
+          const framed = Buffer.concat(pieces.map(frame));
+          const decoder = new CopyBinaryDecoder(
+            COLUMNS.map(plain),
+            COLUMNS.map((c) => c.wire),
+            { rows: batchRows, framed: true },
+          );
+          const chunks = cutAt(framed, cuts);
+          const batches = chunks.flatMap((chunk) => decoder.push(chunk));
+          const rest = decoder.end();
+          if (rest) batches.push(rest);
+          expect(batches.every((b) => b.batch.length <= batchRows)).toBe(true);
+          const raw = batches.flatMap((b) => b.raw);
+          expect(unframe(Buffer.concat(raw)).equals(Buffer.concat(rowBytes))).toBe(true);
+          if (!messageCuts && chunks.length === 1) {
+            // Only the first row (sent with the file header) is framed anew; the rest are views.
+            expect(raw.slice(1).every((part) => part.buffer === chunks[0]?.buffer)).toBe(true);
+          }
+          // The last column read first finds its fields by stepping over the others.
+          for (const b of batches) void b.batch.columns[COLUMNS.length - 1]?.values;
+          const decoded = batches.flatMap((b) => batchToRows(b.batch));
+          expect(decoded.map(normalize)).toEqual(batchToRows(batchFromRows(COLUMNS.map(plain), rows)).map(normalize));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("refuses framed data that is not CopyData or stops inside a message", () => {
+    const framed = frame(copyStream([{ id: 1n }]));
+    const decoder = () =>
+      new CopyBinaryDecoder(
+        COLUMNS.map(plain),
+        COLUMNS.map((c) => c.wire),
+        { framed: true },
+      );
+    const notData = Buffer.from(framed);
+    notData[0] = 0x43;
+    expect(() => decoder().push(notData)).toThrow(/type 67/);
+    const cut = decoder();
+    cut.push(framed.subarray(0, framed.length - 1));
+    expect(() => cut.end()).toThrow(/inside a CopyData message/);
+  });
+
   it("refuses a stream that ends inside a row or without its trailer", () => {
     const stream = copyStream([{ id: 1n, name: "x" }]);
     const cut = new CopyBinaryDecoder(
@@ -107,6 +166,23 @@ describe("CopyBinaryDecoder", () => {
     expect(() => noTrailer.end()).toThrow(/trailer/);
   });
 });
+
+/** Rows as the encoder writes them, without file header or trailer. */
+function copyRows(rows: Record<string, unknown>[]): Buffer {
+  return Buffer.concat(new CopyBinaryEncoder(COLUMNS, "t").encode(batchFromRows(COLUMNS.map(plain), rows)));
+}
+
+/** `buf` cut at the given points (taken modulo its length). */
+function cutAt(buf: Buffer, cuts: readonly number[]): Buffer[] {
+  const points = [...new Set(cuts.map((c) => c % (buf.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const point of [...points, buf.length]) {
+    if (point > at) out.push(Buffer.from(buf.subarray(at, point)));
+    at = point;
+  }
+  return out;
+}
 
 /** Uint8Array subclasses and views compare by content. */
 function normalize(r: Record<string, unknown>): Record<string, unknown> {

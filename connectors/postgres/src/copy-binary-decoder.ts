@@ -1,5 +1,6 @@
 import type { Column, ColumnVector, RecordBatch } from "@sqlload/core";
 import {
+  COPY_DATA,
   decodeNumeric,
   decodeUuid,
   formatError,
@@ -77,7 +78,10 @@ export interface DecodedBatch {
   readonly batch: RecordBatch;
   /** Bytes of COPY data the batch's rows took. */
   readonly bytes: number;
-  /** Those bytes themselves (rows only, no header or trailer), for a Postgres target to pass on as they are. */
+  /**
+   * Those bytes themselves (rows only, no header or trailer), for a Postgres target to pass on as
+   * they are; with `framed`, as whole CopyData protocol messages.
+   */
   readonly raw: readonly Buffer[];
 }
 
@@ -89,18 +93,32 @@ export interface DecoderOptions {
   readonly rows?: number;
   /** A batch ends early once its rows took this many bytes, so wide rows keep memory bounded. */
   readonly bytes?: number;
+  /**
+   * The chunks are CopyData protocol messages (type byte, length, data), as they came off the
+   * socket, rather than the bare COPY data. The raw bytes of each batch are then whole messages
+   * too, which a Postgres target sends on without framing them again.
+   */
+  readonly framed?: boolean;
 }
 
-/** Where the fields of a batch's rows lie, so that each column can be decoded when first read. */
+/**
+ * Where a batch's rows lie, so that each column can be decoded when first read. The walk notes
+ * only where each row starts (a store per row, not two per field); a column decoded first finds
+ * its fields by stepping over the ones before, and a second one builds `fields` for all.
+ */
 interface FieldIndex {
   /** The buffers the rows lie in, and a view of each. */
   readonly bufs: Buffer[];
   readonly views: DataView[];
-  /** Per row, the index of its buffer. */
+  /** Per row, the index of its buffer and the offset of its field count. */
   readonly rowBuf: Int32Array;
-  /** Per column and row (`c * capacity + r`): the field's offset and length (-1 for NULL). */
-  readonly offsets: Int32Array;
-  readonly lengths: Int32Array;
+  readonly rowStart: Int32Array;
+  /** Per column, 1 once a NULL was seen: the other columns have no NULL mask. */
+  readonly hasNull: Uint8Array;
+  /** Columns decoded so far. */
+  decoded: number;
+  /** Per column and row (`c * rows + r`): the field's offset and length (-1 for NULL). */
+  fields?: { readonly offsets: Int32Array; readonly lengths: Int32Array };
 }
 
 /**
@@ -109,11 +127,24 @@ interface FieldIndex {
  * decoded straight into its typed array the first time anyone reads them. Rows that go on to a
  * Postgres target as the bytes they came in (see RAW_COPY) are then never decoded beyond the
  * cursor column the engine looks at.
+ *
+ * Framed, it walks the CopyData messages the chunks hold. Postgres sends one message per row, so
+ * a batch's messages are passed on as slices of the chunks they came in; a message that holds
+ * anything else as well (the file header, several rows cut by a batch's end) is framed anew, and
+ * once a row spans two messages the rest of the stream is unframed and walked as bare data.
  */
 export class CopyBinaryDecoder {
   private pending: Buffer | undefined;
-  /** The COPY bytes of the rows walked since the last flush, as slices of the chunks they came in. */
+  /** Framed: the start of a message cut by the end of the last chunk. */
+  private pendingMessage: Buffer | undefined;
+  /** Framed: a row spanned two messages, so messages are no longer row boundaries. */
+  private unframing = false;
+  /** The payload of the message being walked (framed). */
+  private message: { buf: Buffer | undefined; start: number; end: number } = { buf: undefined, start: 0, end: 0 };
+  /** The raw bytes of the rows walked since the last flush, as slices of the chunks they came in. */
   private raw: Buffer[] = [];
+  /** Framed: whole messages not yet added to `raw`, contiguous in one buffer, so that they make one slice. */
+  private run: { buf: Buffer | undefined; from: number; to: number } = { buf: undefined, from: 0, to: 0 };
   private headerDone = false;
   private done = false;
   private index: FieldIndex;
@@ -121,6 +152,7 @@ export class CopyBinaryDecoder {
   private batchBytes = 0;
   private readonly capacity: number;
   private readonly maxBytes: number;
+  private readonly framed: boolean;
 
   constructor(
     private readonly schema: readonly Column[],
@@ -129,6 +161,7 @@ export class CopyBinaryDecoder {
   ) {
     this.capacity = options.rows ?? 4096;
     this.maxBytes = options.bytes ?? 8 << 20;
+    this.framed = options.framed ?? false;
     for (const wire of wires) {
       if (wire.kind === "unsupported") throw formatError(`a column of type ${wire.name} cannot be decoded`);
     }
@@ -141,75 +174,129 @@ export class CopyBinaryDecoder {
   }
 
   private newIndex(): FieldIndex {
-    const cells = this.capacity * this.wires.length;
     return {
       bufs: [],
       views: [],
       rowBuf: new Int32Array(this.capacity),
-      offsets: new Int32Array(cells),
-      lengths: new Int32Array(cells),
+      rowStart: new Int32Array(this.capacity),
+      hasNull: new Uint8Array(this.wires.length),
+      decoded: 0,
     };
   }
 
   /** Feeds one chunk; returns the batches it completed. */
   push(chunk: Buffer): DecodedBatch[] {
+    const out: DecodedBatch[] = [];
+    if (this.framed) this.pushMessages(chunk, out);
+    else this.pushData(chunk, out);
+    return out;
+  }
+
+  /** Feeds bare COPY data. */
+  private pushData(chunk: Buffer, out: DecodedBatch[]): void {
     if (this.done) {
       if (chunk.length > 0) throw formatError("data after the trailer");
-      return [];
+      return;
     }
-    const out: DecodedBatch[] = [];
     const pending = this.pending;
     this.pending = undefined;
     if (!pending) {
-      this.walk(chunk, 0, out);
-      return out;
+      this.walk(chunk, viewOf(chunk), 0, chunk.length, out);
+      return;
     }
     // Nearly every chunk ends inside a row. Joining only that row's bytes, not the whole next chunk,
     // keeps allocations small (large ones fragment the heap and grow RSS on long loads).
     const rowEnd = this.headerDone ? rowLength(pending, chunk) : -1;
     if (rowEnd < 0) {
-      this.walk(Buffer.concat([pending, chunk]), 0, out);
-      return out;
-    }
-    const taken = rowEnd - pending.length;
-    this.walk(Buffer.concat([pending, chunk.subarray(0, taken)]), 0, out);
-    if (!this.done || taken < chunk.length) this.walk(chunk, taken, out);
-    return out;
-  }
-
-  /** Walks the rows of `buf` from `pos`, completing batches into `out`; keeps a cut row as pending. */
-  private walk(buf: Buffer, start: number, out: DecodedBatch[]): void {
-    if (this.done) {
-      if (start < buf.length) throw formatError("data after the trailer");
+      const joined = Buffer.concat([pending, chunk]);
+      this.walk(joined, viewOf(joined), 0, joined.length, out);
       return;
     }
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const taken = rowEnd - pending.length;
+    const row = Buffer.concat([pending, chunk.subarray(0, taken)]);
+    this.walk(row, viewOf(row), 0, row.length, out);
+    if (!this.done || taken < chunk.length) this.walk(chunk, viewOf(chunk), taken, chunk.length, out);
+  }
+
+  /** Feeds CopyData messages: joins a message cut by the last chunk's end, then walks the whole ones. */
+  private pushMessages(chunk: Buffer, out: DecodedBatch[]): void {
+    let start = 0;
+    const cut = this.pendingMessage;
+    if (cut) {
+      this.pendingMessage = undefined;
+      const total = messageLength(cut, chunk);
+      if (total < 0 || cut.length + chunk.length < total) {
+        this.pendingMessage = Buffer.concat([cut, chunk]);
+        return;
+      }
+      start = total - cut.length;
+      const joined = Buffer.concat([cut, chunk.subarray(0, start)]);
+      this.messages(joined, 0, out);
+    }
+    this.messages(chunk, start, out);
+  }
+
+  private messages(buf: Buffer, start: number, out: DecodedBatch[]): void {
+    const view = viewOf(buf);
     const end = buf.length;
     let pos = start;
+    while (pos + 5 <= end) {
+      if (buf[pos] !== COPY_DATA) throw formatError(`a protocol message of type ${buf[pos]} came among the COPY data`);
+      const length = view.getInt32(pos + 1);
+      if (length < 4) throw formatError(`a CopyData message is ${length} bytes long`);
+      const data = pos + 5;
+      const next = pos + 1 + length;
+      if (next > end) break;
+      if (this.unframing) this.pushData(buf.subarray(data, next), out);
+      else {
+        const message = this.message;
+        message.buf = buf;
+        message.start = data;
+        message.end = next;
+        this.walk(buf, view, data, next, out);
+        if (this.pending) {
+          // A row goes on in the next message: from here on, messages are just the data's carriers.
+          this.unframing = true;
+          this.message.buf = undefined;
+        }
+      }
+      pos = next;
+    }
+    if (pos < end) this.pendingMessage = buf.subarray(pos);
+  }
+
+  /** Walks the rows of `buf` from `start` to `end`, completing batches into `out`; keeps a cut row as pending. */
+  private walk(buf: Buffer, view: DataView, start: number, end: number, out: DecodedBatch[]): void {
+    if (this.done) {
+      if (start < end) throw formatError("data after the trailer");
+      return;
+    }
+    let pos = start;
     if (!this.headerDone) {
-      if (end < 19) {
-        this.pending = buf;
+      if (end - start < 19) {
+        this.pending = buf.subarray(start, end);
         return;
       }
-      if (!buf.subarray(0, 11).equals(SIGNATURE)) throw formatError("the signature is wrong");
-      const extension = view.getInt32(15);
-      if (end < 19 + extension) {
-        this.pending = buf;
+      if (!buf.subarray(start, start + 11).equals(SIGNATURE)) throw formatError("the signature is wrong");
+      const extension = view.getInt32(start + 15);
+      if (end - start < 19 + extension) {
+        this.pending = buf.subarray(start, end);
         return;
       }
-      pos = 19 + extension;
+      pos = start + 19 + extension;
       this.headerDone = true;
     }
     let rawStart = pos;
-    let bufIndex = -1;
-    let { offsets, lengths } = this.index;
+    const bufs = this.index.bufs;
+    let bufIndex = bufs.length > 0 && bufs[bufs.length - 1] === buf ? bufs.length - 1 : -1;
+    let { rowStart, hasNull } = this.index;
     const ncols = this.wires.length;
     const capacity = this.capacity;
     rows: while (pos + 2 <= end) {
       const fields = view.getInt16(pos);
       if (fields === -1) {
         this.done = true;
-        if (pos > rawStart) this.raw.push(buf.subarray(rawStart, pos));
+        if (pos > rawStart) this.addRaw(buf, rawStart, pos);
         rawStart = pos += 2;
         break;
       }
@@ -221,36 +308,68 @@ export class CopyBinaryDecoder {
         if (q + 4 > end) break rows;
         const len = view.getInt32(q);
         q += 4;
-        lengths[c * capacity + r] = len;
-        offsets[c * capacity + r] = q;
         if (len > 0) {
           q += len;
           if (q > end) break rows;
-        }
+        } else if (len < 0) hasNull[c] = 1;
       }
       if (bufIndex < 0) {
         bufIndex = this.index.bufs.push(buf) - 1;
         this.index.views.push(view);
       }
       this.index.rowBuf[r] = bufIndex;
+      rowStart[r] = pos;
       this.batchBytes += q - pos;
       pos = q;
       this.rows++;
       if (this.rows >= capacity || this.batchBytes >= this.maxBytes) {
-        this.raw.push(buf.subarray(rawStart, pos));
+        this.addRaw(buf, rawStart, pos);
         rawStart = pos;
         out.push(this.flush());
-        ({ offsets, lengths } = this.index);
+        ({ rowStart, hasNull } = this.index);
         bufIndex = -1;
       }
     }
-    if (pos > rawStart) this.raw.push(buf.subarray(rawStart, pos));
-    if (pos < end) this.pending = Buffer.from(buf.subarray(pos));
+    if (pos > rawStart) this.addRaw(buf, rawStart, pos);
+    if (pos < end) this.pending = this.framed ? buf.subarray(pos, end) : Buffer.from(buf.subarray(pos, end));
+  }
+
+  /** Keeps the raw bytes of rows `from`–`to` of `buf` for the batch being built. */
+  private addRaw(buf: Buffer, from: number, to: number): void {
+    if (!this.framed) {
+      this.raw.push(buf.subarray(from, to));
+      return;
+    }
+    const { message, run } = this;
+    if (message.buf === buf && from === message.start && to === message.end) {
+      // A message of nothing but these rows: itself, header included.
+      if (run.buf === buf && run.to === from - 5) run.to = to;
+      else {
+        this.endRun();
+        run.buf = buf;
+        run.from = from - 5;
+        run.to = to;
+      }
+      return;
+    }
+    this.endRun();
+    const framed = Buffer.allocUnsafe(5 + to - from);
+    framed[0] = COPY_DATA;
+    framed.writeInt32BE(4 + to - from, 1);
+    buf.copy(framed, 5, from, to);
+    this.raw.push(framed);
+  }
+
+  private endRun(): void {
+    const run = this.run;
+    if (run.buf) this.raw.push(run.buf.subarray(run.from, run.to));
+    run.buf = undefined;
   }
 
   /** The last rows, once the stream ended; throws when the data stopped mid-row or before the trailer. */
   end(): DecodedBatch | undefined {
-    if (!this.headerDone && !this.pending) return undefined;
+    if (!this.headerDone && !this.pending && !this.pendingMessage) return undefined;
+    if (this.pendingMessage) throw formatError("the stream ended inside a CopyData message");
     if (this.pending && this.pending.length > 0) throw formatError("the stream ended inside a row");
     if (!this.done) throw formatError("the stream ended without a trailer");
     return this.rows > 0 ? this.flush() : undefined;
@@ -259,25 +378,24 @@ export class CopyBinaryDecoder {
   private flush(): DecodedBatch {
     const n = this.rows;
     const index = this.index;
-    const capacity = this.capacity;
+    const ncols = this.wires.length;
     const columns: ColumnVector[] = this.wires.map((wire, c) => {
-      let nulls: Uint8Array | undefined;
-      for (let r = 0; r < n; r++) {
-        if ((index.lengths[c * capacity + r] as number) < 0) {
-          nulls ??= new Uint8Array(n);
-          nulls[r] = 1;
-        }
-      }
-      let values: ColumnVector["values"] | undefined;
+      let decoded: DecodedColumn | undefined;
+      const decode = () => {
+        decoded ??= decodeColumn(wire, index, c, ncols, n);
+        return decoded;
+      };
       return {
         get values() {
-          values ??= decodeColumn(wire, index, c, capacity, n);
-          return values;
+          return decode().values;
         },
-        nulls,
+        get nulls() {
+          return index.hasNull[c] === 1 ? decode().nulls : undefined;
+        },
       };
     });
     const bytes = this.batchBytes;
+    this.endRun();
     const raw = this.raw;
     this.raw = [];
     this.rows = 0;
@@ -285,6 +403,20 @@ export class CopyBinaryDecoder {
     this.index = this.newIndex();
     return { batch: { schema: this.schema, length: n, columns }, bytes, raw };
   }
+}
+
+function viewOf(buf: Buffer): DataView {
+  return new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+}
+
+/**
+ * The length of the protocol message (type byte included) that starts `cut` and continues in
+ * `chunk`, or -1 when the two do not hold its length yet.
+ */
+function messageLength(cut: Buffer, chunk: Buffer): number {
+  if (cut.length + chunk.length < 5) return -1;
+  const at = (i: number) => (i < cut.length ? (cut[i] as number) : (chunk[i - cut.length] as number));
+  return 1 + ((at(1) << 24) | (at(2) << 16) | (at(3) << 8) | at(4));
 }
 
 /**
@@ -308,8 +440,32 @@ function rowLength(pending: Buffer, chunk: Buffer): number {
   return pos;
 }
 
-/** Decodes one column of a batch into the storage core documents for its type. */
-function decodeColumn(wire: WireType, index: FieldIndex, c: number, capacity: number, n: number): ColumnVector["values"] {
+interface DecodedColumn {
+  readonly values: ColumnVector["values"];
+  readonly nulls: Uint8Array | undefined;
+}
+
+/** Every field's offset and length, found by walking each row once. */
+function fieldsOf(index: FieldIndex, ncols: number, n: number): NonNullable<FieldIndex["fields"]> {
+  const offsets = new Int32Array(ncols * n);
+  const lengths = new Int32Array(ncols * n);
+  const { views, rowBuf, rowStart } = index;
+  for (let r = 0; r < n; r++) {
+    const view = views[rowBuf[r] as number] as DataView;
+    let q = (rowStart[r] as number) + 2;
+    for (let c = 0; c < ncols; c++) {
+      const len = view.getInt32(q);
+      q += 4;
+      offsets[c * n + r] = q;
+      lengths[c * n + r] = len;
+      if (len > 0) q += len;
+    }
+  }
+  return { offsets, lengths };
+}
+
+/** Decodes one column of a batch into the storage core documents for its type, and its NULL mask. */
+function decodeColumn(wire: WireType, index: FieldIndex, c: number, ncols: number, n: number): DecodedColumn {
   const code = CODES[wire.kind as Exclude<WireType["kind"], "unsupported">];
   const b: Builder = { code, wire, u8: EMPTY_U8, i32: EMPTY_I32, f64: EMPTY_F64, i64: EMPTY_I64, w32: EMPTY_I32, arr: [] };
   switch (code) {
@@ -334,31 +490,58 @@ function decodeColumn(wire: WireType, index: FieldIndex, c: number, capacity: nu
     default:
       b.arr = new Array(n);
   }
-  const { bufs, views, rowBuf, offsets, lengths } = index;
-  const base = c * capacity;
+  // The first column decoded (often the only one: the cursor of rows passed on as they came)
+  // steps over the fields before it; a second one makes every field's place worth noting.
+  if (index.decoded++ > 0) index.fields ??= fieldsOf(index, ncols, n);
+  const { bufs, views, rowBuf, rowStart, fields } = index;
+  let nulls: Uint8Array | undefined;
   for (let r = 0; r < n; r++) {
-    const len = lengths[base + r] as number;
-    if (len < 0) continue;
     const k = rowBuf[r] as number;
-    decodeField(b, bufs[k] as Buffer, views[k] as DataView, offsets[base + r] as number, len, r);
+    const view = views[k] as DataView;
+    let q: number;
+    let len: number;
+    if (fields) {
+      q = fields.offsets[c * n + r] as number;
+      len = fields.lengths[c * n + r] as number;
+    } else {
+      q = (rowStart[r] as number) + 2;
+      for (let j = 0; j < c; j++) {
+        const skip = view.getInt32(q);
+        q += skip > 0 ? 4 + skip : 4;
+      }
+      len = view.getInt32(q);
+      q += 4;
+    }
+    if (len < 0) {
+      nulls ??= new Uint8Array(n);
+      nulls[r] = 1;
+      continue;
+    }
+    decodeField(b, bufs[k] as Buffer, view, q, len, r);
   }
+  let values: ColumnVector["values"];
   switch (code) {
     case BOOL:
-      return b.u8;
+      values = b.u8;
+      break;
     case INT2:
     case INT4:
     case DATE:
-      return b.i32;
+      values = b.i32;
+      break;
     case FLOAT4:
     case FLOAT8:
-      return b.f64;
+      values = b.f64;
+      break;
     case INT8:
     case TIME:
     case TIMESTAMP:
-      return b.i64;
+      values = b.i64;
+      break;
     default:
-      return b.arr;
+      values = b.arr;
   }
+  return { values, nulls };
 }
 
 function decodeField(b: Builder, buf: Buffer, view: DataView, q: number, len: number, r: number): void {

@@ -14,6 +14,9 @@ export const HEADER = Buffer.concat([SIGNATURE, Buffer.alloc(8)]);
 
 export const TRAILER = Buffer.from([0xff, 0xff]);
 
+/** The protocol message that carries COPY data, either way: type 'd', a 32-bit length (itself included), the data. */
+export const COPY_DATA = 0x64;
+
 /** Postgres counts days and microseconds from 2000-01-01; sqlload from 1970-01-01. */
 export const PG_EPOCH_DAYS = 10_957;
 export const PG_EPOCH_MICROS = 946_684_800_000_000;
@@ -34,9 +37,10 @@ export const TWO_32 = 4_294_967_296;
  * projected, sliced) is a new object without it, so the bytes always match the rows they carry.
  * Versioned, so two copies of the connector of different formats never share it.
  */
-export const RAW_COPY = Symbol.for("@sqlload/connector-postgres/raw-copy-binary/v1");
+export const RAW_COPY = Symbol.for("@sqlload/connector-postgres/raw-copy-binary/v2");
 
 export interface RawCopy {
+  /** The rows as whole CopyData protocol messages (type byte, length, data), ready to send on. */
   readonly parts: readonly Buffer[];
   /** The binary format of each column, in the batch's column order. */
   readonly wires: readonly WireType[];

@@ -9,9 +9,9 @@ import {
   SqlloadError,
 } from "@sqlload/core";
 import type pg from "pg";
-import { to as copyTo } from "pg-copy-streams";
 import { attachRawCopy } from "./copy-binary.js";
 import { CopyBinaryDecoder } from "./copy-binary-decoder.js";
+import { CopyOutQuery } from "./copy-out-query.js";
 import { type ErrorContext, toSqlloadError } from "./errors.js";
 import {
   cursorCast,
@@ -108,7 +108,7 @@ export class PostgresTableReader implements SourceTableReader {
     const { cursor, columns } = this.table;
     const wires = columns.map(readWire);
     const schema = columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
-    let stream: ReturnType<typeof copyTo> | undefined;
+    let stream: CopyOutQuery | undefined;
     const onAbort = () => stream?.destroy(new SqlloadError("SL307", `reading ${this.table.display} was interrupted`));
     request.signal.addEventListener("abort", onAbort, { once: true });
     const points = request.ordered && cursor ? new CommitPoints(cursor.index) : undefined;
@@ -117,11 +117,11 @@ export class PostgresTableReader implements SourceTableReader {
       points ? points.batch(batch, bytes) : [{ kind: "batch", batch }];
     try {
       for (const sql of this.copyStatements(request)) {
-        const decoder = new CopyBinaryDecoder(schema, wires);
+        const decoder = new CopyBinaryDecoder(schema, wires, { framed: true });
         // A deep buffer lets the server keep sending while a batch is being written elsewhere.
-        stream = this.client.query(copyTo(sql, { highWaterMark: 1 << 20 }));
+        stream = this.client.query(new CopyOutQuery(sql, 1 << 20));
         if (request.signal.aborted) onAbort();
-        for await (const chunk of stream as AsyncIterable<Buffer>) {
+        for await (const chunk of stream) {
           for (const { batch, bytes, raw } of decoder.push(chunk))
             yield* emit(attachRawCopy(batch, { parts: raw, wires }), bytes);
         }
