@@ -20,6 +20,7 @@ import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-d
 import { ingestScan } from "./duckdb-file-scan.js";
 import { duckdbRange } from "./duckdb-range.js";
 import { ensureRunLogTable, insertRunLog, selectRunLog } from "./duckdb-run-log.js";
+import { runStatement, writingTable } from "./duckdb-statement.js";
 import { wrapDuckDBError } from "./errors.js";
 
 /** Where `replace` builds the new table before `commit` swaps it in. */
@@ -268,16 +269,10 @@ class DuckDBCommitUnit implements CommitUnit {
   ): Promise<void> {
     this.check();
     await this.flushAppender();
-    await this.guard(() =>
-      values && Object.keys(values).length > 0 ? this.connection.run(sql, values, types) : this.connection.run(sql),
-    );
+    await this.guard(() => runStatement(this.connection, sql, values, types));
   }
 
-  private async guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw wrapDuckDBError(error, "target", `writing ${this.label} failed`, this.label);
-    }
+  private guard<T>(work: () => Promise<T>): Promise<T> {
+    return writingTable(this.label, work);
   }
 }

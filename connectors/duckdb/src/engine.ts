@@ -11,6 +11,7 @@
  *   RecordBatches through the appender (`appendBatch`), with the value conversions between
  *   RecordBatch storage and DuckDB vectors inside them;
  * - core's cursor range with its bounds bound as DuckDB parameters (`duckdbRange`);
+ * - a commit unit's statements (`runStatement`) and their failures as coded errors (`writingTable`);
  * - DuckDB errors as coded SqlloadErrors.
  *
  * The package's main entry is the connector; this subpath holds no connector.
@@ -19,5 +20,6 @@ export { type AppendTarget, appendBatch } from "./duckdb-appender.js";
 export { estimateBytes, streamBatches } from "./duckdb-batches.js";
 export { duckdbTypeSql, isCanonical, logicalTypeOf, quoteIdent, quoteString } from "./duckdb-dialect.js";
 export { type DuckDBRangeOptions, duckdbRange, type SqlCondition } from "./duckdb-range.js";
+export { runStatement, writingTable } from "./duckdb-statement.js";
 export { cursorFromDuckDB } from "./duckdb-values.js";
 export { duckdbMessage, wrapDuckDBError } from "./errors.js";

@@ -8,8 +8,10 @@ import {
   duckdbTypeSql,
   quoteIdent,
   quoteString,
+  runStatement,
   type SqlCondition,
   wrapDuckDBError,
+  writingTable,
 } from "@sqlload/connector-duckdb/engine";
 import {
   type Column,
@@ -519,17 +521,11 @@ export class FilesCommitUnit implements CommitUnit {
     values?: Record<string, DuckDBValue>,
     types?: Record<string, DuckDBType | undefined>,
   ): Promise<void> {
-    await this.guard(() =>
-      values && Object.keys(values).length > 0 ? this.connection.run(sql, values, types) : this.connection.run(sql),
-    );
+    await this.guard(() => runStatement(this.connection, sql, values, types));
   }
 
-  private async guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw wrapDuckDBError(error, "target", `writing ${this.context.label} failed`, this.context.label);
-    }
+  private guard<T>(work: () => Promise<T>): Promise<T> {
+    return writingTable(this.context.label, work);
   }
 }
 
