@@ -8,7 +8,6 @@ import {
   type EnsureTableOptions,
   formatLogicalType,
   formatTargetTable,
-  loggedPosition,
   type PlanNoteContext,
   RUN_LOG_TABLE,
   type RunLogRow,
@@ -93,20 +92,21 @@ export class BigQueryTarget implements TargetConnection {
 
   /**
    * The maximum, exact (text or integer microseconds, never a JS number), text by code point,
-   * bounded below by the run log's last position when it has one (see readMaximum).
+   * bounded below by the run log's last position when core passes it (see readMaximum).
    */
-  maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
+  maxCursor(
+    ref: TargetTableRef,
+    column: string,
+    kind: CursorKind,
+    options?: { readonly atOrAbove?: CursorValue | null | undefined },
+  ): Promise<CursorValue | null> {
     return this.guard(ref, "reading the maximum of", async () => {
       const dataset = this.dataset(ref);
       const table = await getTable(this.jobs.client, dataset, ref.name);
       const field = table?.schema?.fields?.find((f) => f.name === column);
       if (!table || !field) return null;
-      // Text maxima are never bounded (see readMaximum): no need for the log's position.
-      const logged =
-        kind !== "text" && (await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))
-          ? loggedPosition(await selectRunLog(this.jobs, dataset, ref.name)).cursor
-          : null;
-      return readMaximum(this.jobs, { dataset, table: ref.name, label: formatTargetTable(ref) }, field, kind, logged);
+      const at = { dataset, table: ref.name, label: formatTargetTable(ref) };
+      return readMaximum(this.jobs, at, field, kind, options?.atOrAbove ?? null);
     });
   }
 

@@ -142,15 +142,18 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
     return fixture;
   };
 
+  /** What core passes after reading that run log. */
+  const logged30 = { atOrAbove: integerCursor(30) };
+
   it("reads the maximum bounded below by the logged position, as a literal", async () => {
     const { target, ref } = await loggedAt30();
     const before = emulator.jobLog.length;
-    expect(await target.maxCursor(ref, "id", "integer")).toEqual(integerCursor(30));
+    expect(await target.maxCursor(ref, "id", "integer", logged30)).toEqual(integerCursor(30));
     expect(maxReads(before)).toEqual([`SELECT CAST(MAX(\`id\`) AS STRING) AS v FROM \`${ref.schema}\`.\`t\` WHERE \`id\` >= 30`]);
     // Rows added by hand above the logged position: the bounded read sees them.
     await emulator.database.query(`INSERT INTO "${ref.schema}"."t" VALUES (9007199254740993, NULL)`);
     const again = emulator.jobLog.length;
-    expect(await target.maxCursor(ref, "id", "integer")).toEqual(integerCursor(9007199254740993n));
+    expect(await target.maxCursor(ref, "id", "integer", logged30)).toEqual(integerCursor(9007199254740993n));
     expect(maxReads(again)).toHaveLength(1);
   });
 
@@ -158,14 +161,14 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
     const { target, ref } = await loggedAt30();
     await emulator.database.query(`DELETE FROM "${ref.schema}"."t" WHERE id >= 20`);
     const before = emulator.jobLog.length;
-    expect(await target.maxCursor(ref, "id", "integer")).toEqual(integerCursor(10));
+    expect(await target.maxCursor(ref, "id", "integer", logged30)).toEqual(integerCursor(10));
     const table = `\`${ref.schema}\`.\`t\``;
     expect(maxReads(before)).toEqual([
       `SELECT CAST(MAX(\`id\`) AS STRING) AS v FROM ${table} WHERE \`id\` >= 30`,
       `SELECT CAST(MAX(\`id\`) AS STRING) AS v FROM ${table}`,
     ]);
     await emulator.database.query(`DELETE FROM "${ref.schema}"."t"`);
-    expect(await target.maxCursor(ref, "id", "integer")).toBeNull();
+    expect(await target.maxCursor(ref, "id", "integer", logged30)).toBeNull();
   });
 
   it("bounds a timestamp maximum with a TIMESTAMP literal, and reads unbounded without a logged position", async () => {
@@ -178,7 +181,7 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
     expect(maxReads(before)).toEqual([`SELECT UNIX_MICROS(MAX(\`at\`)) AS v FROM \`${ref.schema}\`.\`t\``]);
     await write(target, ref, [], timestampCursor(at), { cursor });
     before = emulator.jobLog.length;
-    expect(await target.maxCursor(ref, "at", "timestamp")).toEqual(timestampCursor(at));
+    expect(await target.maxCursor(ref, "at", "timestamp", { atOrAbove: timestampCursor(at) })).toEqual(timestampCursor(at));
     expect(maxReads(before)).toEqual([
       `SELECT UNIX_MICROS(MAX(\`at\`)) AS v FROM \`${ref.schema}\`.\`t\` WHERE \`at\` >= TIMESTAMP '2026-09-21 14:13:20.000001+00'`,
     ]);
@@ -190,7 +193,7 @@ describe("BigQuery partitioning and maximum reads (emulator)", () => {
     const cursor = { column: "k", kind: "text" } as const;
     await write(target, ref, [{ k: "B" }, { k: "a" }], textCursor("a"), { cursor, columns: text });
     const before = emulator.jobLog.length;
-    expect(await target.maxCursor(ref, "k", "text")).toEqual(textCursor("a"));
+    expect(await target.maxCursor(ref, "k", "text", { atOrAbove: textCursor("a") })).toEqual(textCursor("a"));
     const queries = emulator.jobLog.slice(before).map((j) => (j as { query?: { query?: string } }).query?.query);
     expect(queries).toEqual([`SELECT CAST(MAX(CAST(\`k\` AS BYTES)) AS STRING) AS v FROM \`${ref.schema}\`.\`t\``]);
   });

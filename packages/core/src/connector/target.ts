@@ -113,8 +113,18 @@ export interface TargetConnection {
    * it chose, a collation on the cursor, what a range delete would scan. Reads metadata only.
    */
   planNotes?(ref: TargetTableRef, context: PlanNoteContext): Promise<readonly string[]>;
-  /** The maximum of a cursor column, in code point order for text; null when the table is empty or absent. */
-  maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null>;
+  /**
+   * The maximum of a cursor column, in code point order for text; null when the table is empty or
+   * absent. `options.atOrAbove` is the cursor the run log last recorded, when core has read it: a
+   * target may first bound its read by it (a literal, so partitions prune), but must return the
+   * true maximum when nothing lies at or above it (the data wins over the log).
+   */
+  maxCursor(
+    ref: TargetTableRef,
+    column: string,
+    kind: CursorKind,
+    options?: { readonly atOrAbove?: CursorValue | null | undefined },
+  ): Promise<CursorValue | null>;
   /**
    * Creates the table, or adds the columns it lacks. A column whose type no longer fits throws
    * SL302 naming table, column, old and new type, and changes nothing. `begin` may come first, on a

@@ -51,6 +51,15 @@ describe("prepareTable: where the read starts", () => {
     expect(prepared.plan.includeNulls).toBe(false);
   });
 
+  it("passes the run log's last cursor to maxCursor, so a target may bound its read by it", async () => {
+    const target = targetWith([1, 5, 3]);
+    log(target, { event: "run", cursor: int(4) });
+    const maxCursor = vi.spyOn(target, "maxCursor");
+    const prepared = await prepare(target, {});
+    expect(maxCursor).toHaveBeenCalledWith(TARGET_REF, "k", "integer", { atOrAbove: int(4) });
+    expect(value(prepared.plan.targetMax)).toBe("5");
+  });
+
   it("reads everything (with NULLs) when there is no target table yet", async () => {
     const prepared = await prepare(new MemoryTarget(), {});
     expect(prepared.plan.targetMax).toBeNull();

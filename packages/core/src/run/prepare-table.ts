@@ -94,7 +94,7 @@ export async function prepareTable(args: {
   const targetMax = build
     ? build.max
     : cursor && targetInfo
-      ? await target.maxCursor(config.target, cursor.column, cursor.kind)
+      ? await target.maxCursor(config.target, cursor.column, cursor.kind, { atOrAbove: position?.cursor })
       : null;
   const loggedWindow = cursor && windowed && targetInfo && position && !build ? lastWindow(position, cursor.kind) : undefined;
   const rollback =
