@@ -7,6 +7,7 @@ import {
   type FileScan,
   type FileScanWritten,
   formatTargetTable,
+  RELOAD_BUILD_SUFFIX,
   type RecordBatch,
   type RunLogRow,
   SqlloadError,
@@ -30,7 +31,7 @@ export function buildTableName(name: string): string {
 
 /** Where a resumable reload of a table is built, across runs, while the table stays live. */
 export function reloadBuildName(name: string): string {
-  return `${name}__sqlload_reload`;
+  return `${name}${RELOAD_BUILD_SUFFIX}`;
 }
 
 /** A merge's rows wait here (a temporary table of the unit's connection) before they replace their keys. */

@@ -1,11 +1,11 @@
-import type { RunLogRow, TargetTableRef } from "@sqlload/core";
+import { RELOAD_BUILD_SUFFIX, type RunLogRow, type TargetTableRef } from "@sqlload/core";
 import { findTable, type Queryable } from "./postgres-catalog.js";
 import { derivedName, qualifiedName, quoteIdent } from "./postgres-dialect.js";
 import { insertRunLogSql, runLogTableSql } from "./postgres-run-log.js";
 
 /** Where a resumable reload of `ref` is built: beside it, in its schema (names cut to Postgres' 63 bytes). */
 export function reloadBuildTable(ref: TargetTableRef): TargetTableRef {
-  return { schema: ref.schema, name: derivedName(ref.name, "__sqlload_reload") };
+  return { schema: ref.schema, name: derivedName(ref.name, RELOAD_BUILD_SUFFIX) };
 }
 
 /**

@@ -82,6 +82,7 @@ export type {
 export {
   formatTargetTable,
   parseTableKey,
+  RELOAD_BUILD_SUFFIX,
   type SourceTableRef,
   type TargetTableRef,
   targetTableFor,

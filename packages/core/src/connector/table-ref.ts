@@ -15,6 +15,12 @@ export interface TargetTableRef {
 }
 
 /**
+ * What a resumable reload's build table adds to the table's name (`raw.app__orders__sqlload_reload`),
+ * as `load --help` and the docs promise; a target that must shorten names keeps it at the end.
+ */
+export const RELOAD_BUILD_SUFFIX = "__sqlload_reload";
+
+/**
  * Splits a table key into its parts: `public.orders`, `orders`, `public."Odd ""Name"""`.
  * A part holding dots, quotes, spaces or upper case is written as a quoted SQL identifier.
  */

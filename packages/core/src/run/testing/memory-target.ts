@@ -2,7 +2,7 @@ import { defaultTargetCapabilities, type TargetCapabilities } from "../../connec
 import type { Column } from "../../connector/logical-types.js";
 import { batchFromRows, batchToRows, columnMaxCursor, cursorAt, type RecordBatch } from "../../connector/record-batch.js";
 import type { CursorRange } from "../../connector/source.js";
-import { formatTargetTable, type TargetTableRef } from "../../connector/table-ref.js";
+import { formatTargetTable, RELOAD_BUILD_SUFFIX, type TargetTableRef } from "../../connector/table-ref.js";
 import type { CommitUnit, CommitUnitOptions, TargetConnection, TargetTableInfo } from "../../connector/target.js";
 import type { CursorKind } from "../../cursor/cursor-kind.js";
 import type { CursorValue } from "../../cursor/cursor-value.js";
@@ -67,7 +67,7 @@ export class MemoryTarget implements TargetConnection {
       this.discard = async (ref) => this.dropStaged(formatTargetTable(ref));
     }
     if (this.capabilities.resumableReload) {
-      const build = (ref: TargetTableRef) => ({ schema: ref.schema, name: `${ref.name}__sqlload_reload` });
+      const build = (ref: TargetTableRef) => ({ schema: ref.schema, name: `${ref.name}${RELOAD_BUILD_SUFFIX}` });
       this.reloadBuildTable = build;
       this.swapReloadBuild = async (ref, row) => {
         this.count("swap");
