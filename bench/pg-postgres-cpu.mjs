@@ -8,6 +8,7 @@
 //   pnpm build && node bench/pg-postgres-cpu.mjs [--rows 1000000] [--repeat 3] [--quick]
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { importSource } from "../scripts/import-source.mjs";
 import { arg, binaryPipe, buildOrders, describeMachine, hasFlag, importBuilt, root, withClient } from "./common.mjs";
 
 const quick = hasFlag("quick");
@@ -16,7 +17,7 @@ const repeat = arg("repeat", quick ? 1 : 3);
 const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
 const { default: postgres } = await importBuilt("connectors/postgres/dist/index.js");
 const { parseTableKey } = await importBuilt("packages/core/dist/index.js");
-const { columnMaxCursor } = await importBuilt("packages/core/dist/connector/record-batch.js");
+const { columnMaxCursor } = await importSource(join(root, "packages", "core", "src", "connector", "record-batch.ts"));
 
 const TICKS = 100; // clock ticks per second in /proc/<pid>/stat (USER_HZ)
 

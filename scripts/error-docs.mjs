@@ -4,8 +4,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { renderErrorDocs } from "../packages/core/dist/errors/error-docs.js";
+import { importSource } from "./import-source.mjs";
 
+const { renderErrorDocs } = await importSource(
+  join(dirname(fileURLToPath(import.meta.url)), "..", "packages", "core", "src", "errors/error-docs.ts"),
+);
 const file = join(dirname(fileURLToPath(import.meta.url)), "..", "docs", "errors.md");
 const text = renderErrorDocs();
 if (process.argv.includes("--check")) {

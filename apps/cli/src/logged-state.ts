@@ -14,6 +14,7 @@ import {
   type ProjectTable,
   type TargetConnection,
 } from "@sqlload/core";
+import { formatCount } from "./render/format.js";
 
 /** A table's logged position, with the data's maximum of its cursor when it has one. */
 export interface TableLog {
@@ -65,7 +66,7 @@ export function historyLine(entry: HistoryEntry): string {
   if (r.state !== undefined) parts.push(`state ${stateText(r.state)}`);
   if (r.cursor) parts.push(`cursor ${formatCursor(r.cursor)}`);
   if (r.windowEnd) parts.push(`window end ${formatCursor(r.windowEnd)}`);
-  parts.push(`${r.rows.toLocaleString("en-US")} rows`);
+  parts.push(`${formatCount(r.rows)} rows`);
   if (r.note) parts.push(`(${r.note})`);
   return parts.join(" ");
 }

@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { publint } from "publint";
 import { describe, expect, it } from "vitest";
 import { queryDuckDB, tempDir } from "./cli.js";
@@ -31,6 +32,24 @@ describe("published packages", () => {
       expect(manifest.exports?.["."]).toMatchObject({ types: expect.stringMatching(/^\.\/dist\/.*\.d\.ts$/) });
       const { messages } = await publint({ pkgDir: dir, level: "warning", strict: true });
       expect(messages).toEqual([]);
+    },
+  );
+
+  // Start-up reads a few files per package, not one per module (scripts/bundle-dist.mjs).
+  it.each(published.map((p) => [p.manifest.name, p] as const))(
+    "%s ships its JavaScript bundled: its entries and their chunks",
+    (_name, { dir }) => {
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest & {
+        oclif?: { commands?: string };
+      };
+      const entries = Object.values(manifest.exports ?? {})
+        .map((target) => (typeof target === "string" ? target : (target as { import?: string }).import))
+        .filter((file): file is string => file?.endsWith(".js") === true)
+        .map((file) => file.replace(/^\.\/dist\//, ""));
+      const files = (readdirSync(join(dir, "dist"), { recursive: true }) as string[]).filter((f) => f.endsWith(".js"));
+      const commands = manifest.oclif?.commands ? files.filter((f) => f.startsWith("commands/")) : [];
+      expect(files.filter((f) => !entries.includes(f) && !commands.includes(f) && !/^chunk-[\w-]+\.js$/.test(f))).toEqual([]);
+      for (const entry of entries) expect(files).toContain(entry);
     },
   );
 });
@@ -68,6 +87,21 @@ describe("packed install, offline", () => {
     const connectors = npx(["connectors"]);
     for (const name of ["duckdb", "postgres", "typescript", "files"])
       expect(connectors).toMatch(new RegExp(`^${name}\\s+@sqlload/connector-${name}\\s`, "m"));
+    // The Postgres connector carries its driver built in: it neither declares nor imports `pg`, and it loads.
+    const connector = createRequire(join(app, "node_modules", "sqlload", "package.json")).resolve("@sqlload/connector-postgres");
+    const connectorManifest = JSON.parse(readFileSync(join(dirname(connector), "..", "package.json"), "utf8"));
+    expect(connectorManifest.dependencies).not.toHaveProperty("pg");
+    expect(readFileSync(connector, "utf8")).not.toMatch(/from "pg"|require\("pg"\)/);
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const m = await import(${JSON.stringify(pathToFileURL(connector).href)}); console.log(m.default.manifest.name)`,
+      ],
+      { env, encoding: "utf8" },
+    );
+    expect(loaded.trim()).toBe("postgres");
     npx(["init", "q"]);
     const load = npx(["load"], join(app, "q"));
     expect(load).toMatch(/loaded raw\.shop__orders 100,000 rows/);

@@ -52,8 +52,7 @@ export class ParquetStage {
   /** DuckDB loads only when a unit goes through the volume. */
   static async open(columns: readonly Column[], spillDir: string): Promise<ParquetStage> {
     const engine = await import("@sqlload/connector-duckdb/engine");
-    const { DuckDBInstance } = await import("@duckdb/node-api");
-    const instance = await DuckDBInstance.create(":memory:", {
+    const instance = await engine.DuckDBInstance.create(":memory:", {
       autoinstall_known_extensions: "false",
       autoload_known_extensions: "false",
       temp_directory: join(spillDir, "spill"),

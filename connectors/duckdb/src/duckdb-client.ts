@@ -1,20 +1,13 @@
-import { createRequire } from "node:module";
-import type * as Api from "@duckdb/node-api";
-import type Bindings from "@duckdb/node-bindings";
-
-// The DuckDB client, loaded with `require` rather than `import`: it is about a hundred CommonJS
-// files re-exported from one index, and importing it from ES modules makes Node parse every one of
-// them for its export names first, which measured about 3x the time of requiring it (1.6 s against
-// 0.6 s on a loaded 2-core machine), paid by every run that opens a DuckDB file. The values the
-// connector uses are re-exported from here with their types; `import type` from the package itself
-// stays free.
-const require = createRequire(import.meta.url);
-const api = require("@duckdb/node-api") as typeof Api;
-
-/** The client's lower layer (the C API one call per function), for block copies into vectors. */
-export const bindings = require("@duckdb/node-bindings") as typeof Bindings;
-
-export const {
+// The DuckDB client. Its JavaScript is built into this package's bundle (see `sqlloadBuild` in
+// package.json and scripts/bundle-dist.mjs): the client is about a hundred CommonJS files
+// re-exported from one index, and loading them one by one was a third of what a no-op run spent
+// on start-up. Its native layer, `@duckdb/node-bindings`, stays a dependency, so the client and the
+// block copies below share one native binding.
+//
+// Because the bundle carries its own copy of the client, connectors built on this one (through
+// `@sqlload/connector-duckdb/engine`) take the client's values from here too: the engine's
+// `instanceof` checks only know the classes of its own copy.
+export {
   BIGINT,
   DuckDBBlobValue,
   DuckDBDataChunk,
@@ -27,15 +20,11 @@ export const {
   DuckDBTimeValue,
   DuckDBTypeId,
   DuckDBUUIDValue,
-} = api;
-export type DuckDBBlobValue = Api.DuckDBBlobValue;
-export type DuckDBDataChunk = Api.DuckDBDataChunk;
-export type DuckDBDateValue = Api.DuckDBDateValue;
-export type DuckDBDecimalValue = Api.DuckDBDecimalValue;
-export type DuckDBInstance = Api.DuckDBInstance;
-export type DuckDBListValue = Api.DuckDBListValue;
-export type DuckDBTimestampTZValue = Api.DuckDBTimestampTZValue;
-export type DuckDBTimestampValue = Api.DuckDBTimestampValue;
-export type DuckDBTimeValue = Api.DuckDBTimeValue;
-export type DuckDBTypeId = Api.DuckDBTypeId;
-export type DuckDBUUIDValue = Api.DuckDBUUIDValue;
+  LIST,
+  VARCHAR,
+} from "@duckdb/node-api";
+
+import bindingsModule from "@duckdb/node-bindings";
+
+/** The client's lower layer (the C API one call per function), for block copies into vectors. */
+export const bindings = bindingsModule;

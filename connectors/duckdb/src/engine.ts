@@ -12,12 +12,15 @@
  *   RecordBatch storage and DuckDB vectors inside them;
  * - core's cursor range with its bounds bound as DuckDB parameters (`duckdbRange`);
  * - a commit unit's statements (`runStatement`) and their failures as coded errors (`writingTable`);
- * - DuckDB errors as coded SqlloadErrors.
+ * - DuckDB errors as coded SqlloadErrors;
+ * - the DuckDB client's classes a connector creates values and instances with: this package
+ *   carries its own copy of the client, and the pieces above recognise only its classes.
  *
  * The package's main entry is the connector; this subpath holds no connector.
  */
 export { type AppendTarget, appendBatch } from "./duckdb-appender.js";
 export { estimateBytes, streamBatches } from "./duckdb-batches.js";
+export { DuckDBInstance, DuckDBListValue, LIST, VARCHAR } from "./duckdb-client.js";
 export { duckdbTypeSql, isCanonical, logicalTypeOf, quoteIdent, quoteString } from "./duckdb-dialect.js";
 export { type DuckDBRangeOptions, duckdbRange, type SqlCondition } from "./duckdb-range.js";
 export { runStatement, writingTable } from "./duckdb-statement.js";

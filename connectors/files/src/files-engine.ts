@@ -2,15 +2,8 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type DuckDBConnection,
-  DuckDBInstance,
-  DuckDBListValue,
-  type DuckDBType,
-  type DuckDBValue,
-  LIST,
-  VARCHAR,
-} from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
+import { DuckDBInstance, DuckDBListValue, LIST, VARCHAR } from "@sqlload/connector-duckdb/engine";
 import { SqlloadError } from "@sqlload/core";
 
 /** The settings the engine's statements are written for; a target running them itself sets them too. */

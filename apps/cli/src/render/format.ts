@@ -1,6 +1,11 @@
-/** `100,000` */
+/**
+ * `100,000`. Grouped by hand: the first `toLocaleString` of a process loads ICU's number formats,
+ * about 20 ms that every run paid for its first line of output.
+ */
 export function formatCount(n: number): string {
-  return n.toLocaleString("en-US");
+  if (!Number.isSafeInteger(n)) return n.toLocaleString("en-US");
+  const digits = String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ",");
+  return n < 0 ? `-${digits}` : digits;
 }
 
 /** `0.4s`, `12s`, `3m05s` */

@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// Builds a published package's JavaScript as one file per entry point (its package.json `exports`,
+// and for the CLI every oclif command) plus the chunks they share, from its TypeScript sources; `tsc`
+// emits only the declarations. Why: Node resolves, reads and links every ES module of a package one
+// by one, and a no-op `sqlload load` used to open some 120 of ours (core alone 70) before doing any
+// work; a few files instead of many is most of what start-up can still lose (issue 15).
+//
+// Only the package's own files are bundled: every bare import (`pg`, `@sqlload/core`, `node:fs`)
+// stays an import, so each package keeps its dependencies and one copy of core serves every
+// connector. A package may name dependencies to build in instead (`"sqlloadBuild": {"inline":
+// [...]}` in its package.json), for a client of many small files whose own dependencies it also
+// declares; their licenses are copied to dist/THIRD-PARTY-LICENSES.txt. Chunks are written beside the entries, at dist's root, so a path a module builds from
+// `import.meta.url` (`../package.json`) means what it meant in the source tree.
+//
+//   node ../../scripts/bundle-dist.mjs        (from the package's folder, after `tsc --emitDeclarationOnly`)
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { rolldown } from "rolldown";
+
+const root = process.cwd();
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+
+/** `dist/x/y.js` → `src/x/y.ts`: the source of a built file. */
+const sourceOf = (built) => {
+  const path = built.replace(/^\.\//, "");
+  if (!path.startsWith("dist/") || !path.endsWith(".js")) throw new Error(`${pkg.name}: entry ${built} is not a dist/*.js file`);
+  return `src/${path.slice("dist/".length, -".js".length)}.ts`;
+};
+
+const entries = new Map();
+const addEntry = (built) =>
+  entries.set(
+    built
+      .replace(/^\.\/?/, "")
+      .replace(/^dist\//, "")
+      .replace(/\.js$/, ""),
+    join(root, sourceOf(built)),
+  );
+for (const target of Object.values(pkg.exports ?? {})) {
+  const built = typeof target === "string" ? target : (target.import ?? target.default);
+  if (built?.endsWith(".js")) addEntry(built);
+}
+// oclif finds each command by its file (the manifest holds the paths), so every command is an entry.
+const commands = pkg.oclif?.commands;
+if (typeof commands === "string") {
+  const walk = (dir) =>
+    readdirSync(join(root, dir)).flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(join(root, path)).isDirectory()) return walk(path);
+      return name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts") ? [path] : [];
+    });
+  const source = sourceOf(`${commands.replace(/^\.\//, "")}/x.js`).replace(/\/x\.ts$/, "");
+  for (const file of walk(source)) addEntry(`dist/${relative("src", file).replace(/\.ts$/, ".js")}`);
+}
+if (entries.size === 0) throw new Error(`${pkg.name}: no entry points in package.json exports`);
+
+const inline = pkg.sqlloadBuild?.inline ?? [];
+const declared = new Set(Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.optionalDependencies }));
+const packageName = (id) =>
+  id
+    .split("/")
+    .slice(0, id.startsWith("@") ? 2 : 1)
+    .join("/");
+
+/** Whether a bare import is built in: a package named in `inline`, or what an inlined package needs. */
+function isInlined(id, importer) {
+  const name = packageName(id);
+  if (inline.includes(name)) return true;
+  if (!importer?.includes("/node_modules/") || id.startsWith("node:") || declared.has(name)) return false;
+  // An import from inside an inlined package: its own dependencies come along (this package does
+  // not declare them, so they could not be found beside it), except what it marks optional or
+  // expects from its host (`pg-native`, `pg-cloudflare`): those stay imports, resolved only when used.
+  const owner = JSON.parse(readFileSync(findManifest(importer), "utf8"));
+  if (owner.optionalDependencies?.[name] || owner.peerDependencies?.[name]) return false;
+  if (!owner.dependencies?.[name]) return false; // a Node built-in named without `node:`
+  return true;
+}
+
+function findManifest(file) {
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, "package.json");
+    // A folder without one, or a nested package.json that only sets `type`, is not the package's root.
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name) return manifest;
+  }
+  throw new Error(`${pkg.name}: no package.json above ${file}`);
+}
+
+const bundle = await rolldown({
+  input: Object.fromEntries(entries),
+  platform: "node",
+  // Bare specifiers are dependencies (or Node's own modules): not bundled, unless named in `inline`.
+  external: (id, importer) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0") && !isInlined(id, importer),
+  // Sources import `./x.js`, as Node resolution of the built files requires.
+  resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
+  transform: { target: "es2022" },
+  treeshake: true,
+  logLevel: "warn",
+  onLog(level, log, handler) {
+    // A warning is a build problem here (a circular chunk, an unresolved import): fail, do not ship it.
+    if (level === "warn") throw new Error(`${pkg.name}: ${log.message}`);
+    handler(level, log);
+  },
+});
+
+// Only declarations (and their maps) stay from tsc; every JavaScript file is the bundle's.
+const removeJs = (dir) => {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) {
+      removeJs(path);
+      if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
+    } else if (/\.js(\.map)?$/.test(name)) rmSync(path);
+  }
+};
+removeJs(join(root, "dist"));
+
+const { output } = await bundle.write({
+  dir: join(root, "dist"),
+  format: "esm",
+  sourcemap: true,
+  entryFileNames: "[name].js",
+  chunkFileNames: "chunk-[hash].js",
+});
+await bundle.close();
+
+// Every package whose code was built in, with its license, as their licenses ask.
+const inlined = new Map();
+for (const chunk of output) {
+  for (const id of chunk.type === "chunk" ? chunk.moduleIds : []) {
+    if (!id.includes("/node_modules/")) continue;
+    const manifest = findManifest(id);
+    if (!inlined.has(manifest)) inlined.set(manifest, JSON.parse(readFileSync(manifest, "utf8")));
+  }
+}
+if (inlined.size > 0) {
+  const notices = [...inlined]
+    .sort(([, a], [, b]) => a.name.localeCompare(b.name))
+    .map(([manifest, { name, version, license }]) => {
+      const file = readdirSync(dirname(manifest)).find((f) => /^(license|licence)(\.|$)/i.test(f));
+      const text = file ? readFileSync(join(dirname(manifest), file), "utf8").trim() : `License: ${license}`;
+      return `${name} ${version} (${license}), built into this package's dist/:\n\n${text}\n`;
+    });
+  writeFileSync(join(root, "dist", "THIRD-PARTY-LICENSES.txt"), notices.join("\n---\n\n"));
+}
