@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { ConnectionOptions } from "node:tls";
 import { SqlloadError } from "@sqlload/core";
 import type * as Pg from "pg";
-import { pg } from "./pg-driver.js";
+import { pgDriver } from "./pg-driver.js";
 
 /** The keys of a `[sources.X]` or `[target]` block using this connector. */
 export interface PostgresOptions {
@@ -179,7 +179,8 @@ export class PostgresConnection {
     return { ...this.base, ssl: this.ssl };
   }
 
-  private getPool(): Pg.Pool {
+  private async getPool(): Promise<Pg.Pool> {
+    const pg = await pgDriver();
     if (!this.pool) {
       const pool = new pg.Pool({ ...this.config(), max: 10, idleTimeoutMillis: 10_000 });
       // An idle client whose server went away must not crash the process; the next query reports it.
@@ -195,7 +196,7 @@ export class PostgresConnection {
   /** A pooled client; `release()` it. The first connection settles `sslmode=prefer`. */
   async acquire(): Promise<Pg.PoolClient> {
     try {
-      const client = await this.getPool().connect();
+      const client = await (await this.getPool()).connect();
       this.probed = true;
       return client;
     } catch (error) {
@@ -225,6 +226,7 @@ export class PostgresConnection {
   async dedicated(): Promise<Pg.Client> {
     // Settles `prefer` first, so the dedicated client uses the same TLS decision.
     if (!this.probed) (await this.acquire()).release();
+    const pg = await pgDriver();
     const client = new pg.Client(this.config());
     client.on("error", () => undefined);
     await client.connect();
