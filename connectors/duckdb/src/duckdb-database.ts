@@ -4,6 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { SqlloadError } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
+import { DEFAULT_MEMORY_LIMIT } from "./duckdb-memory-limit.js";
 import { openError } from "./errors.js";
 
 export const IN_MEMORY = ":memory:";
@@ -58,22 +59,29 @@ const open = new Map<string, Promise<Shared>>();
 /**
  * Opens (or shares) the database at `path`, relative to `projectDir`; `:memory:` is a new private
  * database every time. A file opened for writing creates its folder; a read-only open of a missing
- * file fails as the `role` it is opened for.
+ * file fails as the `role` it is opened for. A target's file gets DuckDB's `memory_limit` of
+ * `memoryLimit` (see duckdb-memory-limit.ts); a file this process already has open keeps the limit
+ * it was opened with.
  */
 export async function openDatabase(
   path: string,
   projectDir: string,
   mode: AccessMode,
   role: "source" | "target",
+  memoryLimit: string = DEFAULT_MEMORY_LIMIT,
 ): Promise<DuckDBDatabase> {
+  const options: Record<string, string> = { ...INSTANCE_OPTIONS };
+  if (mode === "read_only") options.access_mode = "READ_ONLY";
+  // An in-memory database has nowhere to drop its blocks to: a limit would only make it spill.
+  if (role === "target" && path !== IN_MEMORY) options.memory_limit = memoryLimit;
   if (path === IN_MEMORY) {
-    const shared = await createShared(IN_MEMORY, mode, role);
+    const shared = await createShared(IN_MEMORY, mode, role, options);
     return handle(IN_MEMORY, shared, () => shared.instance.closeSync());
   }
   const file = resolve(projectDir, path);
   let pending = open.get(file);
   if (!pending) {
-    pending = createShared(file, mode, role);
+    pending = createShared(file, mode, role, options);
     open.set(file, pending);
     pending.catch(() => open.delete(file));
   }
@@ -92,10 +100,14 @@ export async function openDatabase(
   });
 }
 
-async function createShared(file: string, mode: AccessMode, role: "source" | "target"): Promise<Shared> {
+async function createShared(
+  file: string,
+  mode: AccessMode,
+  role: "source" | "target",
+  options: Readonly<Record<string, string>>,
+): Promise<Shared> {
   try {
     if (mode === "read_write" && file !== IN_MEMORY) mkdirSync(dirname(file), { recursive: true });
-    const options = mode === "read_only" ? { ...INSTANCE_OPTIONS, access_mode: "READ_ONLY" } : INSTANCE_OPTIONS;
     const instance = await DuckDBInstance.create(file, options);
     return { instance, mode, users: 0, queue: Promise.resolve() };
   } catch (error) {

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { defineConnector, SqlloadError } from "@sqlload/core";
 import { type DuckDBDatabase, openDatabase } from "./duckdb-database.js";
+import { DEFAULT_MEMORY_LIMIT, memoryLimit } from "./duckdb-memory-limit.js";
 import { DuckDBSource } from "./duckdb-source.js";
 import { DuckDBTarget } from "./duckdb-target.js";
 
@@ -16,6 +17,11 @@ export default defineConnector({
         key: "path",
         type: "string",
         description: `The database file, relative to the project folder (default "${DEFAULT_TARGET_PATH}"); ":memory:" keeps it in memory.`,
+      },
+      {
+        key: "memory_limit",
+        type: "string",
+        description: `DuckDB's memory_limit while sqlload writes the file (default "${DEFAULT_MEMORY_LIMIT}"): blocks already written are dropped beyond it, the rest spills to a temporary folder next to the file; "-1" is DuckDB's own default (80% of the memory).`,
       },
       {
         key: "native_file_reads",
@@ -34,7 +40,8 @@ export default defineConnector({
     const path = context.options.path ?? DEFAULT_TARGET_PATH;
     if (typeof path !== "string") throw new SqlloadError("SL103", "the DuckDB target's `path` must be a string");
     const native = context.options.native_file_reads !== false;
-    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target"), (db) =>
+    const limit = memoryLimit(context.options.memory_limit);
+    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target", limit), (db) =>
       DuckDBTarget.open(db, native),
     );
   },
