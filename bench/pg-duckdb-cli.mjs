@@ -7,11 +7,11 @@
 // the Postgres server, which does the same COPY TO work for both.
 //
 //   pnpm build && node bench/pg-duckdb-cli.mjs [--rows 5000000] [--repeat 2] [--no-windowed] [--cpu-prof DIR] [--wide]
-//                                             [--memory-limit SIZE] [--quick]
+//                                             [--memory-limit SIZE] [--row-group-size N] [--quick]
 //
 // `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR; `--wide` pads
 // each row to about 1 KB, to see that memory does not grow with the row width; `--memory-limit`
-// sets the DuckDB target's `memory_limit`. DuckDB's `COPY FROM` runs in a child process of its own
+// and `--row-group-size` set the DuckDB target's `memory_limit` and `row_group_size`. DuckDB's `COPY FROM` runs in a child process of its own
 // (duckdb-copy-from.mjs), so its peak RSS is printed beside sqlload's: DuckDB's own tool's memory
 // on the same rows.
 
@@ -42,6 +42,9 @@ const small = Math.max(1, Math.floor(rows / 5));
 const flagValue = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
 const profileDir = flagValue("--cpu-prof");
 const memoryLimit = flagValue("--memory-limit");
+const rowGroupSize = flagValue("--row-group-size");
+const targetSettings =
+  (memoryLimit ? `memory_limit = "${memoryLimit}"\n` : "") + (rowGroupSize ? `row_group_size = ${Number(rowGroupSize)}\n` : "");
 
 const { startPostgres } = await importBuilt("packages/testing/dist/index.js");
 
@@ -50,7 +53,7 @@ async function cliLoad(url, table, extra) {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-cli-"));
   writeFileSync(
     join(dir, "sqlload.toml"),
-    `[target]\npath = "w.duckdb"\n${memoryLimit ? `memory_limit = "${memoryLimit}"\n` : ""}\n[sources.app]\nconnector = "postgres"\nurl = "${url}"\n\n` +
+    `[target]\npath = "w.duckdb"\n${targetSettings}\n[sources.app]\nconnector = "postgres"\nurl = "${url}"\n\n` +
       `[sources.app.tables."public.${table}"]\ncursor_column = "updated_at"\n${extra}`,
   );
   const node = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
@@ -100,7 +103,7 @@ try {
   console.log(describeMachine());
   console.log(
     `${rows.toLocaleString("en")} rows of orders(id, customer_id, amount numeric(12,2), status, updated_at)${hasFlag("wide") ? ", status about 1 KB" : ""}` +
-      (memoryLimit ? `, target memory_limit ${memoryLimit}` : ""),
+      (targetSettings ? `; target: ${targetSettings.trim().replaceAll("\n", ", ")}` : ""),
   );
   console.log(
     `sequential bulk path (psql-style COPY csv to a file, DuckDB COPY FROM): ${seconds(base)}, CPU ${best(bulk).cpuS.toFixed(2)} s, ` +

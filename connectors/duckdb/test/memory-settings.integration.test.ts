@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { type Column, isSqlloadError, type RecordBatch, type TargetConnection } from "@sqlload/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/duckdb-database.js";
-import connector from "../src/index.js";
-import { col, load, t, tempProject } from "./harness.js";
+import { col, load, openTarget as openProjectTarget, t, tempProject } from "./harness.js";
 
 let project: ReturnType<typeof tempProject>;
 beforeAll(() => {
@@ -11,21 +12,42 @@ beforeAll(() => {
 });
 afterAll(() => project?.cleanup());
 
-async function openTarget(path: string, options: Record<string, unknown> = {}): Promise<TargetConnection> {
-  if (!connector.target) throw new Error("no target");
-  return connector.target({ options: { path, ...options }, projectDir: project.dir, schema: "raw" });
-}
+const openTarget = (path: string, options: Record<string, unknown> = {}): Promise<TargetConnection> =>
+  openProjectTarget(project.dir, path, options);
 
-/** DuckDB's memory_limit of the instance that has `path` open in this process (openDatabase shares it). */
-async function limitOf(path: string): Promise<string> {
+/** The rows of `sql` on the file at `path`: through the instance this process has open, if any (openDatabase shares it). */
+async function query(path: string, sql: string): Promise<unknown[][]> {
   const db = await openDatabase(path, project.dir, "read_only", "source");
   try {
     const connection = await db.connect();
-    const reader = await connection.runAndReadAll("SELECT current_setting('memory_limit')");
-    return String(reader.getRows()[0]?.[0]);
+    return (await connection.runAndReadAll(sql)).getRows();
   } finally {
     await db.release();
   }
+}
+
+const limitOf = async (path: string) => String((await query(path, "SELECT current_setting('memory_limit')"))[0]?.[0]);
+
+/** Rows per row group of a table, in order. */
+async function rowGroups(path: string, table: string): Promise<number[]> {
+  const rows = await query(
+    path,
+    `SELECT row_group_id, sum(count) FROM pragma_storage_info('${table}') WHERE column_path = '[0]' GROUP BY ALL ORDER BY 1`,
+  );
+  return rows.map((row) => Number(row[1]));
+}
+
+function idBatches(from: number, count: number): RecordBatch[] {
+  const out: RecordBatch[] = [];
+  for (let start = from; start < from + count; start += 4096) {
+    const length = Math.min(4096, from + count - start);
+    out.push({
+      schema: [col("id", t("int64"))],
+      length,
+      columns: [{ values: BigInt64Array.from({ length }, (_, i) => BigInt(start + i)) }],
+    });
+  }
+  return out;
 }
 
 describe("the target's memory_limit", () => {
@@ -51,8 +73,39 @@ describe("the target's memory_limit", () => {
   });
 
   it("refuses a value DuckDB would not read before opening anything", async () => {
-    const error = await openTarget("never.duckdb", { memory_limit: "lots" }).catch((e: unknown) => e);
-    expect(isSqlloadError(error) && error.code).toBe("SL107");
+    for (const options of [{ memory_limit: "lots" }, { row_group_size: 10_000 }]) {
+      const error = await openTarget("never.duckdb", options).catch((e: unknown) => e);
+      expect(isSqlloadError(error) && error.code).toBe("SL107");
+    }
+    expect(existsSync(join(project.dir, "never.duckdb"))).toBe(false);
+  });
+
+  it("row_group_size cuts what this run writes into smaller row groups and leaves the file's others alone", async () => {
+    const path = "rgs.duckdb";
+    const ref = { schema: "raw", name: "ids" };
+    const columns = [col("id", t("int64"))];
+    const plain = await openTarget(path);
+    try {
+      await load(plain, ref, columns, idBatches(0, 20_000));
+    } finally {
+      await plain.close();
+    }
+    const small = await openTarget(path, { row_group_size: 4096 });
+    try {
+      await load(small, ref, columns, idBatches(20_000, 20_000));
+      // While the target has it open, the file is the catalog connections start in, named as DuckDB names an opened file.
+      expect(await query(path, "SELECT current_database(), count(*), sum(id) FROM raw.ids")).toEqual([
+        ["rgs", 40_000n, 799_980_000n],
+      ]);
+      expect((await small.describeTable(ref))?.columns.map((c) => c.name)).toEqual(["id"]);
+    } finally {
+      await small.close();
+    }
+    // Opened directly again (not attached): the first run's row group as it was, the second run's cut at 4,096 rows.
+    expect(await rowGroups(path, "raw.ids")).toEqual([20_000, 4096, 4096, 4096, 4096, 3616]);
+    expect(await query(path, "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM raw.ids")).toEqual([
+      [40_000n, 40_000n, 0n, 39_999n],
+    ]);
   });
 
   it("keeps every row of a load many times its size: written blocks are dropped, the rest spills", async () => {
@@ -92,5 +145,7 @@ describe("the target's memory_limit", () => {
     } finally {
       await db.release();
     }
+    // DuckDB's temporary folder next to the file is gone once the file is closed.
+    expect(existsSync(join(project.dir, `${path}.tmp`))).toBe(false);
   });
 });
