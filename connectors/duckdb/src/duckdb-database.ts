@@ -6,6 +6,7 @@ import { SqlloadError } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
 import { DEFAULT_MEMORY_LIMIT, type MemorySettings } from "./duckdb-memory-settings.js";
+import { removeLeftoverSpills } from "./duckdb-temporary-files.js";
 import { openError } from "./errors.js";
 
 export const IN_MEMORY = ":memory:";
@@ -113,9 +114,13 @@ async function createShared(
 ): Promise<Shared> {
   try {
     if (mode === "read_write" && file !== IN_MEMORY) mkdirSync(dirname(file), { recursive: true });
-    if (rowGroupSize !== undefined) return await attach(file, mode, options, rowGroupSize);
-    const instance = await DuckDBInstance.create(file, options);
-    return { instance, mode, users: 0, queue: Promise.resolve() };
+    const shared =
+      rowGroupSize !== undefined
+        ? await attach(file, mode, options, rowGroupSize)
+        : { instance: await DuckDBInstance.create(file, options), mode, users: 0, queue: Promise.resolve() };
+    // The temporary folder is DuckDB's default for a file, and the one `attach` names.
+    if (mode === "read_write" && file !== IN_MEMORY) removeLeftoverSpills(`${file}.tmp`);
+    return shared;
   } catch (error) {
     throw openError(error, file, role);
   }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Column, isSqlloadError, type RecordBatch, type TargetConnection } from "@sqlload/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -106,6 +106,25 @@ describe("the target's memory_limit", () => {
     expect(await query(path, "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM raw.ids")).toEqual([
       [40_000n, 40_000n, 0n, 39_999n],
     ]);
+  });
+
+  it("removes the spill files a killed run left next to the file when the target opens it, and nothing else", async () => {
+    // Named as DuckDB 1.5 names them (a SIGKILL during a spill leaves these; DuckDB removes them only on a clean close).
+    for (const [path, others] of [
+      ["crashed.duckdb", []],
+      ["crashed-too.duckdb", ["notes.txt"]],
+    ] as const) {
+      const folder = join(project.dir, `${path}.tmp`);
+      mkdirSync(folder);
+      for (const name of ["duckdb_temp_storage_DEFAULT-0.tmp", "duckdb_temp_storage_S32K-0.tmp", ...others])
+        writeFileSync(join(folder, name), "x");
+      const target = await openTarget(path, { row_group_size: path === "crashed.duckdb" ? undefined : 4096 });
+      try {
+        expect(existsSync(folder) ? readdirSync(folder) : null).toEqual(others.length > 0 ? others : null);
+      } finally {
+        await target.close();
+      }
+    }
   });
 
   it("keeps every row of a load many times its size: written blocks are dropped, the rest spills", async () => {
