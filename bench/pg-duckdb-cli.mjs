@@ -6,10 +6,14 @@
 // loading processes (this one for the bulk path, with DuckDB's threads; the CLI for sqlload), not of
 // the Postgres server, which does the same COPY TO work for both.
 //
-//   pnpm build && node bench/pg-duckdb-cli.mjs [--rows 5000000] [--repeat 2] [--no-windowed] [--cpu-prof DIR] [--wide] [--quick]
+//   pnpm build && node bench/pg-duckdb-cli.mjs [--rows 5000000] [--repeat 2] [--no-windowed] [--cpu-prof DIR] [--wide]
+//                                             [--memory-limit SIZE] [--row-group-size N] [--quick]
 //
 // `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR; `--wide` pads
-// each row to about 1 KB, to see that memory does not grow with the row width.
+// each row to about 1 KB, to see that memory does not grow with the row width; `--memory-limit`
+// and `--row-group-size` set the DuckDB target's `memory_limit` and `row_group_size`. DuckDB's `COPY FROM` runs in a child process of its own
+// (duckdb-copy-from.mjs), so its peak RSS is printed beside sqlload's: DuckDB's own tool's memory
+// on the same rows.
 
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,11 +26,11 @@ import {
   cli,
   copyTo,
   describeMachine,
-  duckdb,
   hasFlag,
   importBuilt,
   peakRss,
   pg,
+  root,
   runs,
   seconds,
 } from "./common.mjs";
@@ -35,17 +39,21 @@ const quick = hasFlag("quick");
 const rows = arg("rows", quick ? 20_000 : 5_000_000);
 const repeat = arg("repeat", quick ? 1 : 2);
 const small = Math.max(1, Math.floor(rows / 5));
-const profileDir = process.argv.includes("--cpu-prof") ? process.argv[process.argv.indexOf("--cpu-prof") + 1] : undefined;
+const flagValue = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
+const profileDir = flagValue("--cpu-prof");
+const memoryLimit = flagValue("--memory-limit");
+const rowGroupSize = flagValue("--row-group-size");
+const targetSettings =
+  (memoryLimit ? `memory_limit = "${memoryLimit}"\n` : "") + (rowGroupSize ? `row_group_size = ${Number(rowGroupSize)}\n` : "");
 
 const { startPostgres } = await importBuilt("packages/testing/dist/index.js");
-const { DuckDBInstance } = duckdb();
 
 /** `sqlload load` in a project of its own; returns seconds and the child's peak RSS in MB. */
 async function cliLoad(url, table, extra) {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-cli-"));
   writeFileSync(
     join(dir, "sqlload.toml"),
-    `[target]\npath = "w.duckdb"\n\n[sources.app]\nconnector = "postgres"\nurl = "${url}"\n\n` +
+    `[target]\npath = "w.duckdb"\n${targetSettings}\n[sources.app]\nconnector = "postgres"\nurl = "${url}"\n\n` +
       `[sources.app.tables."public.${table}"]\ncursor_column = "updated_at"\n${extra}`,
   );
   const node = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
@@ -66,19 +74,12 @@ async function bulkPath(url, table) {
     await client.connect();
     await pipeline(client.query(copyTo(`COPY ${table} TO STDOUT (FORMAT csv)`)), createWriteStream(csv));
     await client.end();
-    const instance = await DuckDBInstance.create(join(dir, "b.duckdb"), {
-      autoinstall_known_extensions: "false",
-      autoload_known_extensions: "false",
-    });
-    const connection = await instance.connect();
-    await connection.run(
-      "CREATE TABLE orders (id BIGINT, customer_id BIGINT, amount DECIMAL(12,2), status VARCHAR, updated_at TIMESTAMPTZ)",
-    );
-    await connection.run(`COPY orders FROM '${csv}' (FORMAT csv)`);
-    connection.closeSync();
-    instance.closeSync();
     const used = process.cpuUsage(cpu);
-    return { s: (performance.now() - started) / 1000, cpuS: (used.user + used.system) / 1e6 };
+    const exported = (performance.now() - started) / 1000;
+    const copy = await peakRss(process.execPath, [join(root, "bench", "duckdb-copy-from.mjs"), csv, join(dir, "b.duckdb")], dir);
+    // The child's own figures for the COPY, without the start of its Node process.
+    const own = JSON.parse(copy.out.trim());
+    return { s: exported + own.s, cpuS: (used.user + used.system) / 1e6 + own.cpuS, rssMB: copy.rssMB };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -101,10 +102,12 @@ try {
   const base = best(bulk).s;
   console.log(describeMachine());
   console.log(
-    `${rows.toLocaleString("en")} rows of orders(id, customer_id, amount numeric(12,2), status, updated_at)${hasFlag("wide") ? ", status about 1 KB" : ""}`,
+    `${rows.toLocaleString("en")} rows of orders(id, customer_id, amount numeric(12,2), status, updated_at)${hasFlag("wide") ? ", status about 1 KB" : ""}` +
+      (targetSettings ? `; target: ${targetSettings.trim().replaceAll("\n", ", ")}` : ""),
   );
   console.log(
-    `sequential bulk path (psql-style COPY csv to a file, DuckDB COPY FROM): ${seconds(base)}, CPU ${best(bulk).cpuS.toFixed(2)} s${runs(bulk)}`,
+    `sequential bulk path (psql-style COPY csv to a file, DuckDB COPY FROM): ${seconds(base)}, CPU ${best(bulk).cpuS.toFixed(2)} s, ` +
+      `DuckDB COPY FROM's peak RSS ${best(bulk).rssMB.toFixed(0)} MB${runs(bulk)}`,
   );
   const report = (name, list, goal) => {
     const b = best(list);

@@ -4,9 +4,10 @@
 // two servers' databases, best of N, interleaved (issue 15). bench/pg-throughput.mjs measures the
 // connector driven directly, and pgloader; this measures what a user pays, start-up included.
 //
-//   pnpm build && node bench/pg-postgres-cli.mjs [--rows 5000000] [--repeat 2] [--cpu-prof DIR] [--quick]
+//   pnpm build && node bench/pg-postgres-cli.mjs [--rows 5000000] [--repeat 2] [--cpu-prof DIR] [--wide] [--quick]
 //
-// `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR.
+// `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR; `--wide` pads
+// each row to about 1 KB, to see that memory does not grow with the row width.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,7 +57,7 @@ async function cliLoad(src, dst, strategy) {
 const server = await startPostgres();
 try {
   const src = await createDatabase(server.url, "src");
-  await buildOrders(src, rows);
+  await buildOrders(src, rows, { wide: hasFlag("wide") });
   let n = 0;
   const fresh = () => createDatabase(server.url, `dst_${n++}`);
   const pipes = [];
@@ -77,7 +78,7 @@ try {
   const pipe = best(pipes);
   const start = best(starts);
   console.log(describeMachine());
-  console.log(`${rows.toLocaleString("en")} rows of orders`);
+  console.log(`${rows.toLocaleString("en")} rows of orders${hasFlag("wide") ? ", status about 1 KB" : ""}`);
   console.log(
     `binary COPY TO STDOUT | COPY FROM STDIN pipe: ${seconds(pipe)}, Node CPU ${Math.min(...pipeCpu).toFixed(2)} s${runs(pipes)}`,
   );

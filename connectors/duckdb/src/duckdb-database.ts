@@ -1,9 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { SqlloadError } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
+import { quoteIdent, quoteString } from "./duckdb-dialect.js";
+import { DEFAULT_MEMORY_LIMIT, type MemorySettings } from "./duckdb-memory-settings.js";
+import { removeLeftoverSpills } from "./duckdb-temporary-files.js";
 import { openError } from "./errors.js";
 
 export const IN_MEMORY = ":memory:";
@@ -46,6 +49,8 @@ export interface DuckDBDatabase {
 
 interface Shared {
   readonly instance: DuckDBInstance;
+  /** The catalog every connection starts in when the file is attached rather than opened (see `attach`). */
+  readonly catalog?: string | undefined;
   readonly mode: AccessMode;
   users: number;
   queue: Promise<unknown>;
@@ -58,22 +63,30 @@ const open = new Map<string, Promise<Shared>>();
 /**
  * Opens (or shares) the database at `path`, relative to `projectDir`; `:memory:` is a new private
  * database every time. A file opened for writing creates its folder; a read-only open of a missing
- * file fails as the `role` it is opened for.
+ * file fails as the `role` it is opened for. A target's file gets the `memory` settings (see
+ * duckdb-memory-settings.ts); a file this process already has open keeps the settings it was
+ * opened with. An in-memory database takes neither: it has nowhere to drop blocks to.
  */
 export async function openDatabase(
   path: string,
   projectDir: string,
   mode: AccessMode,
   role: "source" | "target",
+  memory: MemorySettings = { memoryLimit: DEFAULT_MEMORY_LIMIT },
 ): Promise<DuckDBDatabase> {
+  const options: Record<string, string> = { ...INSTANCE_OPTIONS };
+  if (mode === "read_only") options.access_mode = "READ_ONLY";
+  const limited = role === "target" && path !== IN_MEMORY;
+  if (limited) options.memory_limit = memory.memoryLimit;
+  const rowGroupSize = limited ? memory.rowGroupSize : undefined;
   if (path === IN_MEMORY) {
-    const shared = await createShared(IN_MEMORY, mode, role);
+    const shared = await createShared(IN_MEMORY, mode, role, options);
     return handle(IN_MEMORY, shared, () => shared.instance.closeSync());
   }
   const file = resolve(projectDir, path);
   let pending = open.get(file);
   if (!pending) {
-    pending = createShared(file, mode, role);
+    pending = createShared(file, mode, role, options, rowGroupSize);
     open.set(file, pending);
     pending.catch(() => open.delete(file));
   }
@@ -92,15 +105,59 @@ export async function openDatabase(
   });
 }
 
-async function createShared(file: string, mode: AccessMode, role: "source" | "target"): Promise<Shared> {
+async function createShared(
+  file: string,
+  mode: AccessMode,
+  role: "source" | "target",
+  options: Readonly<Record<string, string>>,
+  rowGroupSize?: number,
+): Promise<Shared> {
   try {
     if (mode === "read_write" && file !== IN_MEMORY) mkdirSync(dirname(file), { recursive: true });
-    const options = mode === "read_only" ? { ...INSTANCE_OPTIONS, access_mode: "READ_ONLY" } : INSTANCE_OPTIONS;
-    const instance = await DuckDBInstance.create(file, options);
-    return { instance, mode, users: 0, queue: Promise.resolve() };
+    const shared =
+      rowGroupSize !== undefined
+        ? await attach(file, mode, options, rowGroupSize)
+        : { instance: await DuckDBInstance.create(file, options), mode, users: 0, queue: Promise.resolve() };
+    // The temporary folder is DuckDB's default for a file, and the one `attach` names.
+    if (mode === "read_write" && file !== IN_MEMORY) removeLeftoverSpills(`${file}.tmp`);
+    return shared;
   } catch (error) {
     throw openError(error, file, role);
   }
+}
+
+/**
+ * DuckDB takes a row group size only as an option of ATTACH, for that attachment: the file is
+ * attached to an in-memory instance under the name DuckDB gives a file it opens (its name without
+ * the extension), and each connection starts in it, so every statement reads as it would on the
+ * file opened directly. Temporary files go next to the file, as they would then too.
+ */
+async function attach(
+  file: string,
+  mode: AccessMode,
+  options: Readonly<Record<string, string>>,
+  rowGroupSize: number,
+): Promise<Shared> {
+  const instance = await DuckDBInstance.create(IN_MEMORY, { ...options, temp_directory: `${file}.tmp` });
+  const catalog = catalogName(file);
+  try {
+    const connection = await instance.connect();
+    try {
+      await connection.run(`ATTACH ${quoteString(file)} AS ${quoteIdent(catalog)} (ROW_GROUP_SIZE ${rowGroupSize})`);
+    } finally {
+      connection.closeSync();
+    }
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
+  return { instance, catalog, mode, users: 0, queue: Promise.resolve() };
+}
+
+/** DuckDB's name for a database file it opens: the file name without its extension, and `_db` after a name it reserves. */
+function catalogName(file: string): string {
+  const stem = basename(file).replace(/\.[^.]*$/, "");
+  return ["memory", "system", "temp", "main", ""].includes(stem.toLowerCase()) ? `${stem}_db` : stem;
 }
 
 function handle(path: string, shared: Shared, close: () => void): DuckDBDatabase {
@@ -112,6 +169,7 @@ function handle(path: string, shared: Shared, close: () => void): DuckDBDatabase
       if (released) throw new SqlloadError("SL900", `the DuckDB database ${path} was used after it was closed`);
       const connection = await shared.instance.connect();
       connections.add(connection);
+      if (shared.catalog) await connection.run(`USE ${quoteIdent(shared.catalog)}`);
       return connection;
     },
     disconnect(connection) {

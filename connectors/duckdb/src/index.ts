@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { defineConnector, SqlloadError } from "@sqlload/core";
 import { type DuckDBDatabase, openDatabase } from "./duckdb-database.js";
+import { DEFAULT_MEMORY_LIMIT, DUCKDB_ROW_GROUP_SIZE, memorySettings } from "./duckdb-memory-settings.js";
 import { DuckDBSource } from "./duckdb-source.js";
 import { DuckDBTarget } from "./duckdb-target.js";
 
@@ -16,6 +17,16 @@ export default defineConnector({
         key: "path",
         type: "string",
         description: `The database file, relative to the project folder (default "${DEFAULT_TARGET_PATH}"); ":memory:" keeps it in memory.`,
+      },
+      {
+        key: "memory_limit",
+        type: "string",
+        description: `DuckDB's memory_limit while sqlload writes the file (default "${DEFAULT_MEMORY_LIMIT}"): blocks already written are dropped beyond it, the rest spills to a temporary folder next to the file; "-1" is DuckDB's own default (80% of the memory).`,
+      },
+      {
+        key: "row_group_size",
+        type: "integer",
+        description: `Rows per row group of what sqlload writes (default DuckDB's ${DUCKDB_ROW_GROUP_SIZE.toLocaleString("en")}), a multiple of 2048: smaller bounds the memory of wide rows, at the cost of more row groups; row groups already in the file stay as they are.`,
       },
       {
         key: "native_file_reads",
@@ -34,7 +45,8 @@ export default defineConnector({
     const path = context.options.path ?? DEFAULT_TARGET_PATH;
     if (typeof path !== "string") throw new SqlloadError("SL103", "the DuckDB target's `path` must be a string");
     const native = context.options.native_file_reads !== false;
-    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target"), (db) =>
+    const memory = memorySettings(context.options);
+    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target", memory), (db) =>
       DuckDBTarget.open(db, native),
     );
   },

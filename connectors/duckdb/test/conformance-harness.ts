@@ -3,6 +3,7 @@ import type { SourceHarness, TargetHarness } from "@sqlload/conformance";
 import { batchFromRows, type TargetTableRef } from "@sqlload/core";
 import { openDatabase } from "../src/duckdb-database.js";
 import { qualifiedTable, quoteIdent } from "../src/duckdb-dialect.js";
+import { memorySettings } from "../src/duckdb-memory-settings.js";
 import { load, openSource, openTarget, tempProject } from "./harness.js";
 
 const FILE = "warehouse.duckdb";
@@ -12,15 +13,17 @@ const FILE = "warehouse.duckdb";
  * schema and target connection per test. `readAll` reads through a connection of its own on the
  * same DuckDB instance (a second instance of one file in one process is not allowed), in plain
  * SQL that turns every value into an exact text or integer form: nothing of the connector's own
- * reading code is involved. Call `close` after the suite.
+ * reading code is involved. Call `close` after the suite. `options` are the target's own settings
+ * (`row_group_size`, `memory_limit`).
  */
-export function duckdbTargetHarness(): TargetHarness & { close(): Promise<void> } {
+export function duckdbTargetHarness(options: Record<string, unknown> = {}): TargetHarness & { close(): Promise<void> } {
   const project = tempProject();
-  const db = openDatabase(FILE, project.dir, "read_write", "target");
+  // Opened first, so the target's connections share this instance and its settings.
+  const db = openDatabase(FILE, project.dir, "read_write", "target", memorySettings(options));
   let n = 0;
   return {
     async connect() {
-      const target = await openTarget(project.dir, FILE);
+      const target = await openTarget(project.dir, FILE, options);
       // The trailing "_" keeps one schema from being a prefix of a later one (target_1_, target_10_).
       const schema = `target_${++n}_`;
       return {

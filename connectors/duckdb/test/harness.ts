@@ -19,9 +19,13 @@ export function tempProject(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function openTarget(projectDir: string, path = "warehouse.duckdb"): Promise<TargetConnection> {
+export async function openTarget(
+  projectDir: string,
+  path = "warehouse.duckdb",
+  options: Record<string, unknown> = {},
+): Promise<TargetConnection> {
   if (!connector.target) throw new Error("no target");
-  return connector.target({ options: { path }, projectDir, schema: "raw" });
+  return connector.target({ options: { path, ...options }, projectDir, schema: "raw" });
 }
 
 export async function openSource(projectDir: string, path = "warehouse.duckdb"): Promise<SourceConnection> {

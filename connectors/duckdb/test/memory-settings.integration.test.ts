@@ -1,0 +1,170 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Column, isSqlloadError, type RecordBatch, type TargetConnection } from "@sqlload/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../src/duckdb-database.js";
+import { col, load, openTarget as openProjectTarget, t, tempProject } from "./harness.js";
+
+let project: ReturnType<typeof tempProject>;
+beforeAll(() => {
+  project = tempProject();
+});
+afterAll(() => project?.cleanup());
+
+const openTarget = (path: string, options: Record<string, unknown> = {}): Promise<TargetConnection> =>
+  openProjectTarget(project.dir, path, options);
+
+/** The rows of `sql` on the file at `path`: through the instance this process has open, if any (openDatabase shares it). */
+async function query(path: string, sql: string): Promise<unknown[][]> {
+  const db = await openDatabase(path, project.dir, "read_only", "source");
+  try {
+    const connection = await db.connect();
+    return (await connection.runAndReadAll(sql)).getRows();
+  } finally {
+    await db.release();
+  }
+}
+
+const limitOf = async (path: string) => String((await query(path, "SELECT current_setting('memory_limit')"))[0]?.[0]);
+
+/** Rows per row group of a table, in order. */
+async function rowGroups(path: string, table: string): Promise<number[]> {
+  const rows = await query(
+    path,
+    `SELECT row_group_id, sum(count) FROM pragma_storage_info('${table}') WHERE column_path = '[0]' GROUP BY ALL ORDER BY 1`,
+  );
+  return rows.map((row) => Number(row[1]));
+}
+
+function idBatches(from: number, count: number): RecordBatch[] {
+  const out: RecordBatch[] = [];
+  for (let start = from; start < from + count; start += 4096) {
+    const length = Math.min(4096, from + count - start);
+    out.push({
+      schema: [col("id", t("int64"))],
+      length,
+      columns: [{ values: BigInt64Array.from({ length }, (_, i) => BigInt(start + i)) }],
+    });
+  }
+  return out;
+}
+
+describe("the target's memory_limit", () => {
+  it("is 256 MB unless set, the value set otherwise, and DuckDB's own with -1", async () => {
+    for (const [path, options, expected] of [
+      ["default.duckdb", {}, "244.1 MiB"],
+      ["set.duckdb", { memory_limit: "1GB" }, "953.6 MiB"],
+    ] as const) {
+      const target = await openTarget(path, options);
+      try {
+        expect(await limitOf(path)).toBe(expected);
+      } finally {
+        await target.close();
+      }
+    }
+    const target = await openTarget("lifted.duckdb", { memory_limit: "-1" });
+    try {
+      // DuckDB's default is 80% of the machine's memory: far above the target's default.
+      expect(await limitOf("lifted.duckdb")).toMatch(/GiB$/);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("refuses a value DuckDB would not read before opening anything", async () => {
+    for (const options of [{ memory_limit: "lots" }, { row_group_size: 10_000 }]) {
+      const error = await openTarget("never.duckdb", options).catch((e: unknown) => e);
+      expect(isSqlloadError(error) && error.code).toBe("SL107");
+    }
+    expect(existsSync(join(project.dir, "never.duckdb"))).toBe(false);
+  });
+
+  it("row_group_size cuts what this run writes into smaller row groups and leaves the file's others alone", async () => {
+    const path = "rgs.duckdb";
+    const ref = { schema: "raw", name: "ids" };
+    const columns = [col("id", t("int64"))];
+    const plain = await openTarget(path);
+    try {
+      await load(plain, ref, columns, idBatches(0, 20_000));
+    } finally {
+      await plain.close();
+    }
+    const small = await openTarget(path, { row_group_size: 4096 });
+    try {
+      await load(small, ref, columns, idBatches(20_000, 20_000));
+      // While the target has it open, the file is the catalog connections start in, named as DuckDB names an opened file.
+      expect(await query(path, "SELECT current_database(), count(*), sum(id) FROM raw.ids")).toEqual([
+        ["rgs", 40_000n, 799_980_000n],
+      ]);
+      expect((await small.describeTable(ref))?.columns.map((c) => c.name)).toEqual(["id"]);
+    } finally {
+      await small.close();
+    }
+    // Opened directly again (not attached): the first run's row group as it was, the second run's cut at 4,096 rows.
+    expect(await rowGroups(path, "raw.ids")).toEqual([20_000, 4096, 4096, 4096, 4096, 3616]);
+    expect(await query(path, "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM raw.ids")).toEqual([
+      [40_000n, 40_000n, 0n, 39_999n],
+    ]);
+  });
+
+  it("removes the spill files a killed run left next to the file when the target opens it, and nothing else", async () => {
+    // Named as DuckDB 1.5 names them (a SIGKILL during a spill leaves these; DuckDB removes them only on a clean close).
+    for (const [path, others] of [
+      ["crashed.duckdb", []],
+      ["crashed-too.duckdb", ["notes.txt"]],
+    ] as const) {
+      const folder = join(project.dir, `${path}.tmp`);
+      mkdirSync(folder);
+      for (const name of ["duckdb_temp_storage_DEFAULT-0.tmp", "duckdb_temp_storage_S32K-0.tmp", ...others])
+        writeFileSync(join(folder, name), "x");
+      const target = await openTarget(path, { row_group_size: path === "crashed.duckdb" ? undefined : 4096 });
+      try {
+        expect(existsSync(folder) ? readdirSync(folder) : null).toEqual(others.length > 0 ? others : null);
+      } finally {
+        await target.close();
+      }
+    }
+  });
+
+  it("keeps every row of a load many times its size: written blocks are dropped, the rest spills", async () => {
+    // 130,000 rows of 128 characters of hashes (17 MB, hardly compressible) under a 4 MB limit:
+    // more than a row group (122,880 rows), so DuckDB writes one within the transaction and must
+    // drop its blocks, and builds it beyond the limit.
+    const path = "spill.duckdb";
+    const columns: Column[] = [col("id", t("int64")), col("s", t("text"))];
+    const text = (id: number) => createHash("sha256").update(String(id)).digest("hex").repeat(2);
+    const batches: RecordBatch[] = [];
+    for (let start = 0; start < 130_000; start += 4096) {
+      const length = Math.min(4096, 130_000 - start);
+      const ids = new BigInt64Array(length);
+      const strings: string[] = new Array(length);
+      for (let i = 0; i < length; i++) {
+        ids[i] = BigInt(start + i);
+        strings[i] = text(start + i);
+      }
+      batches.push({ schema: columns, length, columns: [{ values: ids }, { values: strings }] });
+    }
+    const target = await openTarget(path, { memory_limit: "4MB" });
+    try {
+      await load(target, { schema: "raw", name: "wide" }, columns, batches);
+    } finally {
+      await target.close();
+    }
+    // Read back from the file after it was closed, by DuckDB's own SQL, not the connector's reader.
+    const db = await openDatabase(path, project.dir, "read_only", "source");
+    try {
+      const connection = await db.connect();
+      const reader = await connection.runAndReadAll(
+        `SELECT count(*), count(DISTINCT id), min(id), max(id),
+                count(*) FILTER (WHERE s <> repeat(sha256(id::VARCHAR), 2))
+         FROM raw.wide`,
+      );
+      expect(reader.getRows()[0]?.map(Number)).toEqual([130_000, 130_000, 0, 129_999, 0]);
+    } finally {
+      await db.release();
+    }
+    // DuckDB's temporary folder next to the file is gone once the file is closed.
+    expect(existsSync(join(project.dir, `${path}.tmp`))).toBe(false);
+  });
+});
