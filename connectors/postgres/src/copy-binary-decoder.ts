@@ -248,7 +248,9 @@ export class CopyBinaryDecoder {
       const next = pos + 1 + length;
       if (next > end) break;
       if (this.unframing) this.pushData(buf.subarray(data, next), out);
-      else {
+      else if (this.headerDone && this.oneRow(buf, view, pos, next)) {
+        if (this.rows >= this.capacity || this.batchBytes >= this.maxBytes) out.push(this.flush());
+      } else {
         const message = this.message;
         message.buf = buf;
         message.start = data;
@@ -263,6 +265,47 @@ export class CopyBinaryDecoder {
       pos = next;
     }
     if (pos < end) this.pendingMessage = buf.subarray(pos);
+  }
+
+  /**
+   * The common case, as Postgres sends it: the message at `at` (ending at `next`) holds one whole
+   * row and nothing else. Notes the row and adds the message to the batch's run of messages, without
+   * the per-message bookkeeping of `walk`; false (nothing noted) for anything else, which `walk` takes.
+   */
+  private oneRow(buf: Buffer, view: DataView, at: number, next: number): boolean {
+    const start = at + 5;
+    const ncols = this.wires.length;
+    if (next - start < 2 || view.getInt16(start) !== ncols || this.done || this.pending) return false;
+    const hasNull = this.index.hasNull;
+    let q = start + 2;
+    for (let c = 0; c < ncols; c++) {
+      if (q + 4 > next) return false;
+      const len = view.getInt32(q);
+      q += 4;
+      if (len > 0) q += len;
+      else if (len < 0) hasNull[c] = 1;
+    }
+    if (q !== next) return false;
+    const index = this.index;
+    const bufs = index.bufs;
+    let bufIndex = bufs.length - 1;
+    if (bufIndex < 0 || bufs[bufIndex] !== buf) {
+      bufIndex = bufs.push(buf) - 1;
+      index.views.push(view);
+    }
+    const r = this.rows++;
+    index.rowBuf[r] = bufIndex;
+    index.rowStart[r] = start;
+    this.batchBytes += next - start;
+    const run = this.run;
+    if (run.buf === buf && run.to === at) run.to = next;
+    else {
+      this.endRun();
+      run.buf = buf;
+      run.from = at;
+      run.to = next;
+    }
+    return true;
   }
 
   /** Walks the rows of `buf` from `start` to `end`, completing batches into `out`; keeps a cut row as pending. */
