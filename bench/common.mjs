@@ -118,8 +118,9 @@ export async function withClient(url, work) {
 /**
  * Seconds a binary `COPY … TO STDOUT | COPY … FROM STDIN` pipe between two connections takes to copy
  * `table` of `src` into a new `into` of `dst`: the engines' own Postgres → Postgres bulk path.
+ * `orderBy` reads the rows in that column's order instead (`COPY (SELECT … ORDER BY …)`).
  */
-export async function binaryPipe(src, dst, table = "orders", into = table) {
+export async function binaryPipe(src, dst, table = "orders", into = table, { orderBy } = {}) {
   await withClient(dst, (c) => c.query(`DROP TABLE IF EXISTS ${into}; CREATE TABLE ${into} ${DDL}`));
   const a = new pg.Client({ connectionString: src });
   const b = new pg.Client({ connectionString: dst });
@@ -128,7 +129,13 @@ export async function binaryPipe(src, dst, table = "orders", into = table) {
   try {
     return await timed(() =>
       pipeline(
-        a.query(copyTo(`COPY ${table} TO STDOUT (FORMAT binary)`)),
+        a.query(
+          copyTo(
+            orderBy
+              ? `COPY (SELECT * FROM ${table} WHERE ${orderBy} IS NOT NULL ORDER BY ${orderBy}) TO STDOUT (FORMAT binary)`
+              : `COPY ${table} TO STDOUT (FORMAT binary)`,
+          ),
+        ),
         b.query(copyFrom(`COPY ${into} FROM STDIN (FORMAT binary)`)),
       ),
     );
