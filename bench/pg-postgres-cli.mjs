@@ -64,8 +64,14 @@ async function cliLoad(src, dst, strategy) {
 const server = await startPostgres();
 const postmaster = postmasterOf(server);
 
-/** `work`'s result with the server's CPU seconds during it (its backends reaped: hence the pause). */
+/**
+ * `work`'s result with the server's CPU seconds during it (its backends reaped: hence the pause).
+ * A checkpoint first, so no run pays for the WAL of the one before (each load writes about as much
+ * WAL as its data, and `max_wal_size` is 1 GB: a run's place in the order decided whether a
+ * checkpoint fell in it).
+ */
 async function withServers(work) {
+  await withClient(server.url, (c) => c.query("CHECKPOINT"));
   const before = serverCpu(postmaster);
   const result = await work();
   await new Promise((resolve) => setTimeout(resolve, 300));
