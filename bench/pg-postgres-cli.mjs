@@ -123,11 +123,14 @@ try {
   console.log(describeMachine());
   console.log(`${rows.toLocaleString("en")} rows of orders`);
   const allCpu = (r) => r.cpuS + r.serversS;
+  const sums = (list) => (list.length > 1 ? ` [CPU sums: ${list.map((r) => allCpu(r).toFixed(2)).join(", ")}]` : "");
   const pipeCpu = Math.min(...pipes.map(allCpu));
-  console.log(`binary COPY TO STDOUT | COPY FROM STDIN pipe: ${seconds(pipe)}, Node ${cpuText(pipe)}${runs(pipes)}`);
+  console.log(
+    `binary COPY TO STDOUT | COPY FROM STDIN pipe: ${seconds(pipe)}, Node ${cpuText(pipe)}${runs(pipes)}${sums(pipes)}`,
+  );
   const inOrder = best(orderedPipes);
   console.log(
-    `the same pipe reading in cursor order: ${seconds(inOrder)} = ${(inOrder.s / pipe.s).toFixed(2)}x the pipe, Node ${cpuText(inOrder)}${runs(orderedPipes)}`,
+    `the same pipe reading in cursor order: ${seconds(inOrder)} = ${(inOrder.s / pipe.s).toFixed(2)}x the pipe, Node ${cpuText(inOrder)}${runs(orderedPipes)}${sums(orderedPipes)}`,
   );
   console.log(`sqlload --version (start-up alone): ${seconds(start)}, CPU ${start.cpuS.toFixed(2)} s${runs(starts)}`);
   for (const [name, list] of [
@@ -138,8 +141,8 @@ try {
     console.log(
       `sqlload load, ${name}: ${seconds(b)} = ${(b.s / pipe.s).toFixed(2)}x the pipe (goal <= 1.1x), ` +
         `${((b.s - start.s) / pipe.s).toFixed(2)}x without start-up, ${cpuText(b)} ` +
-        `(least of all runs ${Math.min(...list.map(allCpu)).toFixed(2)} s = ${(Math.min(...list.map(allCpu)) / pipeCpu).toFixed(2)}x the pipe's), ` +
-        `peak RSS ${b.rssMB.toFixed(0)} MB${runs(list)}`,
+        `(least CPU sum ${Math.min(...list.map(allCpu)).toFixed(2)} s = ${(Math.min(...list.map(allCpu)) / pipeCpu).toFixed(2)}x the pipe's least), ` +
+        `peak RSS ${b.rssMB.toFixed(0)} MB${runs(list)}${sums(list)}`,
     );
   }
 } finally {
