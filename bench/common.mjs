@@ -1,6 +1,7 @@
 // What the benchmarks share: arguments, the built packages and drivers, the `orders` table they
 // all load, running a measured child process, and how figures are printed.
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
@@ -117,8 +118,9 @@ export async function withClient(url, work) {
 /**
  * Seconds a binary `COPY … TO STDOUT | COPY … FROM STDIN` pipe between two connections takes to copy
  * `table` of `src` into a new `into` of `dst`: the engines' own Postgres → Postgres bulk path.
+ * `orderBy` reads the rows in that column's order instead (`COPY (SELECT … ORDER BY …)`).
  */
-export async function binaryPipe(src, dst, table = "orders", into = table) {
+export async function binaryPipe(src, dst, table = "orders", into = table, { orderBy } = {}) {
   await withClient(dst, (c) => c.query(`DROP TABLE IF EXISTS ${into}; CREATE TABLE ${into} ${DDL}`));
   const a = new pg.Client({ connectionString: src });
   const b = new pg.Client({ connectionString: dst });
@@ -127,7 +129,13 @@ export async function binaryPipe(src, dst, table = "orders", into = table) {
   try {
     return await timed(() =>
       pipeline(
-        a.query(copyTo(`COPY ${table} TO STDOUT (FORMAT binary)`)),
+        a.query(
+          copyTo(
+            orderBy
+              ? `COPY (SELECT * FROM ${table} WHERE ${orderBy} IS NOT NULL ORDER BY ${orderBy}) TO STDOUT (FORMAT binary)`
+              : `COPY ${table} TO STDOUT (FORMAT binary)`,
+          ),
+        ),
         b.query(copyFrom(`COPY ${into} FROM STDIN (FORMAT binary)`)),
       ),
     );
@@ -155,4 +163,37 @@ export function describeMachine() {
     `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${cpus().length}x ${cpus()[0]?.model ?? "cpu"}, ` +
     `${(totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}, load average ${one.toFixed(1)} (5 min ${five.toFixed(1)})`
   );
+}
+
+const TICKS = 100; // clock ticks per second in /proc/<pid>/stat (USER_HZ)
+
+function ticksOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // ppid, utime, stime, cutime, cstime
+    return { ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The postmaster's process id of a server `startPostgres` started. */
+export function postmasterOf(server) {
+  return Number(readFileSync(join(server.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+}
+
+/**
+ * CPU seconds a Postgres server used so far: the postmaster, its live children, and the children it
+ * has reaped (a backend's CPU counts once the postmaster has reaped it: wait a little after a load).
+ */
+export function serverCpu(postmaster) {
+  const main = ticksOf(postmaster);
+  let ticks = main ? main.own + main.children : 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const t = ticksOf(entry);
+    if (t?.ppid === postmaster) ticks += t.own;
+  }
+  return ticks / TICKS;
 }

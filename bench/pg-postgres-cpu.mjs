@@ -9,7 +9,18 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { importSource } from "../scripts/import-source.mjs";
-import { arg, binaryPipe, buildOrders, describeMachine, hasFlag, importBuilt, root, withClient } from "./common.mjs";
+import {
+  arg,
+  binaryPipe,
+  buildOrders,
+  describeMachine,
+  hasFlag,
+  importBuilt,
+  postmasterOf,
+  root,
+  serverCpu,
+  withClient,
+} from "./common.mjs";
 
 const quick = hasFlag("quick");
 const rows = arg("rows", quick ? 20_000 : 1_000_000);
@@ -18,31 +29,6 @@ const { startPostgres, createDatabase } = await importBuilt("packages/testing/di
 const { default: postgres } = await importBuilt("connectors/postgres/dist/index.js");
 const { parseTableKey } = await importBuilt("packages/core/dist/index.js");
 const { columnMaxCursor } = await importSource(join(root, "packages", "core", "src", "connector", "record-batch.ts"));
-
-const TICKS = 100; // clock ticks per second in /proc/<pid>/stat (USER_HZ)
-
-function ticksOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // ppid, utime, stime, cutime, cstime
-    return { ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU seconds the server used so far: the postmaster, its live children, and the children it has reaped. */
-function serverCpu(postmaster) {
-  const main = ticksOf(postmaster);
-  let ticks = main ? main.own + main.children : 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const t = ticksOf(entry);
-    if (t?.ppid === postmaster) ticks += t.own;
-  }
-  return ticks / TICKS;
-}
 
 async function measured(postmaster, work) {
   const started = performance.now();
@@ -107,7 +93,7 @@ try {
     await c.query("ALTER SYSTEM SET autovacuum = off");
     await c.query("SELECT pg_reload_conf()");
   });
-  const postmaster = Number(readFileSync(join(server.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+  const postmaster = postmasterOf(server);
   let n = 0;
   const fresh = () => createDatabase(server.url, `dst_${n++}`);
   const results = { pipe: [], read: [], append: [], delete_insert: [] };

@@ -99,7 +99,8 @@ describe("CopyBinaryDecoder", () => {
         fc.array(fc.nat(), { maxLength: 12 }),
         fc.integer({ min: 1, max: 7 }),
         fc.option(fc.array(fc.nat(), { minLength: 1, maxLength: 10 }), { nil: undefined }),
-        (rows, cuts, batchRows, messageCuts) => {
+        fc.option(fc.nat(COLUMNS.length - 1), { nil: undefined }),
+        (rows, cuts, batchRows, messageCuts, eager) => {
           const rowBytes = rows.map((r) => copyRows([r]));
           // As Postgres sends it: the file header with the first row, then a message per row and one
           // for the trailer; or, with messageCuts, messages cut anywhere (rows spanning messages).
@@ -111,7 +112,7 @@ describe("CopyBinaryDecoder", () => {
           const decoder = new CopyBinaryDecoder(
             COLUMNS.map(plain),
             COLUMNS.map((c) => c.wire),
-            { rows: batchRows, framed: true },
+            { rows: batchRows, framed: true, eager },
           );
           const chunks = cutAt(framed, cuts);
           const batches = chunks.flatMap((chunk) => decoder.push(chunk));
@@ -123,6 +124,14 @@ describe("CopyBinaryDecoder", () => {
           if (!messageCuts && chunks.length === 1) {
             // Only the first row (sent with the file header) is framed anew; the rest are views.
             expect(raw.slice(1).every((part) => part.buffer === chunks[0]?.buffer)).toBe(true);
+          }
+          if (eager !== undefined && !messageCuts) {
+            // Past the first batch (whose first row came with the file header), the eager column
+            // comes decoded: a plain property, not a getter that decodes on first read.
+            for (const b of batches.slice(1)) {
+              const column = b.batch.columns[eager] as object;
+              expect(Object.getOwnPropertyDescriptor(column, "values")?.get).toBeUndefined();
+            }
           }
           // The last column read first finds its fields by stepping over the others.
           for (const b of batches) void b.batch.columns[COLUMNS.length - 1]?.values;

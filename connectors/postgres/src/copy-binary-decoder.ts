@@ -99,6 +99,12 @@ export interface DecoderOptions {
    * too, which a Postgres target sends on without framing them again.
    */
   readonly framed?: boolean;
+  /**
+   * A column decoded while the rows are walked rather than when first read: the cursor, which the
+   * engine reads of every batch. Only rows walked on the common path (one row per CopyData message)
+   * are decoded so; a batch with any other row decodes the column when read, as the others.
+   */
+  readonly eager?: number | undefined;
 }
 
 /**
@@ -117,6 +123,8 @@ interface FieldIndex {
   readonly hasNull: Uint8Array;
   /** Columns decoded so far. */
   decoded: number;
+  /** The eager column as the walk decodes it; `complete` until a row is walked another way. */
+  readonly eager: { readonly builder: Builder; nulls: Uint8Array | undefined; complete: boolean } | undefined;
   /** Per column and row (`c * rows + r`): the field's offset and length (-1 for NULL). */
   fields?: { readonly offsets: Int32Array; readonly lengths: Int32Array };
 }
@@ -153,6 +161,7 @@ export class CopyBinaryDecoder {
   private readonly capacity: number;
   private readonly maxBytes: number;
   private readonly framed: boolean;
+  private readonly eager: number;
 
   constructor(
     private readonly schema: readonly Column[],
@@ -162,6 +171,7 @@ export class CopyBinaryDecoder {
     this.capacity = options.rows ?? 4096;
     this.maxBytes = options.bytes ?? 8 << 20;
     this.framed = options.framed ?? false;
+    this.eager = options.framed && options.eager !== undefined ? options.eager : -1;
     for (const wire of wires) {
       if (wire.kind === "unsupported") throw formatError(`a column of type ${wire.name} cannot be decoded`);
     }
@@ -181,6 +191,10 @@ export class CopyBinaryDecoder {
       rowStart: new Int32Array(this.capacity),
       hasNull: new Uint8Array(this.wires.length),
       decoded: 0,
+      eager:
+        this.eager < 0
+          ? undefined
+          : { builder: newBuilder(this.wires[this.eager] as WireType, this.capacity), nulls: undefined, complete: true },
     };
   }
 
@@ -248,7 +262,9 @@ export class CopyBinaryDecoder {
       const next = pos + 1 + length;
       if (next > end) break;
       if (this.unframing) this.pushData(buf.subarray(data, next), out);
-      else {
+      else if (this.headerDone && this.oneRow(buf, view, pos, next)) {
+        if (this.rows >= this.capacity || this.batchBytes >= this.maxBytes) out.push(this.flush());
+      } else {
         const message = this.message;
         message.buf = buf;
         message.start = data;
@@ -263,6 +279,56 @@ export class CopyBinaryDecoder {
       pos = next;
     }
     if (pos < end) this.pendingMessage = buf.subarray(pos);
+  }
+
+  /**
+   * The common case, as Postgres sends it: the message at `at` (ending at `next`) holds one whole
+   * row and nothing else. Notes the row and adds the message to the batch's run of messages, without
+   * the per-message bookkeeping of `walk`; false (nothing noted) for anything else, which `walk` takes.
+   */
+  private oneRow(buf: Buffer, view: DataView, at: number, next: number): boolean {
+    const start = at + 5;
+    const ncols = this.wires.length;
+    if (next - start < 2 || view.getInt16(start) !== ncols || this.done || this.pending) return false;
+    const index = this.index;
+    const { hasNull, eager } = index;
+    const r = this.rows;
+    let q = start + 2;
+    for (let c = 0; c < ncols; c++) {
+      if (q + 4 > next) return false;
+      const len = view.getInt32(q);
+      q += 4;
+      if (c === this.eager && eager && q + len <= next) {
+        // Written in place for row r; a row that turns out not to be one is walked again, and
+        // the batch then decodes the column when read (see walk).
+        if (len >= 0) {
+          decodeField(eager.builder, buf, view, q, len, r);
+          if (eager.nulls) eager.nulls[r] = 0;
+        } else (eager.nulls ??= new Uint8Array(this.capacity))[r] = 1;
+      }
+      if (len > 0) q += len;
+      else if (len < 0) hasNull[c] = 1;
+    }
+    if (q !== next) return false;
+    const bufs = index.bufs;
+    let bufIndex = bufs.length - 1;
+    if (bufIndex < 0 || bufs[bufIndex] !== buf) {
+      bufIndex = bufs.push(buf) - 1;
+      index.views.push(view);
+    }
+    this.rows++;
+    index.rowBuf[r] = bufIndex;
+    index.rowStart[r] = start;
+    this.batchBytes += next - start;
+    const run = this.run;
+    if (run.buf === buf && run.to === at) run.to = next;
+    else {
+      this.endRun();
+      run.buf = buf;
+      run.from = at;
+      run.to = next;
+    }
+    return true;
   }
 
   /** Walks the rows of `buf` from `start` to `end`, completing batches into `out`; keeps a cut row as pending. */
@@ -317,6 +383,7 @@ export class CopyBinaryDecoder {
         bufIndex = this.index.bufs.push(buf) - 1;
         this.index.views.push(view);
       }
+      if (this.index.eager) this.index.eager.complete = false;
       this.index.rowBuf[r] = bufIndex;
       rowStart[r] = pos;
       this.batchBytes += q - pos;
@@ -379,7 +446,16 @@ export class CopyBinaryDecoder {
     const n = this.rows;
     const index = this.index;
     const ncols = this.wires.length;
+    const eager = index.eager?.complete ? index.eager : undefined;
     const columns: ColumnVector[] = this.wires.map((wire, c) => {
+      if (eager && c === this.eager) {
+        const values = builderValues(eager.builder);
+        const whole = n === this.capacity;
+        return {
+          values: whole ? values : Array.isArray(values) ? values.slice(0, n) : (values as Int32Array).subarray(0, n),
+          nulls: index.hasNull[c] === 1 ? eager.nulls?.subarray(0, n) : undefined,
+        };
+      }
       let decoded: DecodedColumn | undefined;
       const decode = () => {
         decoded ??= decodeColumn(wire, index, c, ncols, n);
@@ -466,30 +542,7 @@ function fieldsOf(index: FieldIndex, ncols: number, n: number): NonNullable<Fiel
 
 /** Decodes one column of a batch into the storage core documents for its type, and its NULL mask. */
 function decodeColumn(wire: WireType, index: FieldIndex, c: number, ncols: number, n: number): DecodedColumn {
-  const code = CODES[wire.kind as Exclude<WireType["kind"], "unsupported">];
-  const b: Builder = { code, wire, u8: EMPTY_U8, i32: EMPTY_I32, f64: EMPTY_F64, i64: EMPTY_I64, w32: EMPTY_I32, arr: [] };
-  switch (code) {
-    case BOOL:
-      b.u8 = new Uint8Array(n);
-      break;
-    case INT2:
-    case INT4:
-    case DATE:
-      b.i32 = new Int32Array(n);
-      break;
-    case FLOAT4:
-    case FLOAT8:
-      b.f64 = new Float64Array(n);
-      break;
-    case INT8:
-    case TIME:
-    case TIMESTAMP:
-      b.i64 = new BigInt64Array(n);
-      b.w32 = new Int32Array(b.i64.buffer);
-      break;
-    default:
-      b.arr = new Array(n);
-  }
+  const b = newBuilder(wire, n);
   // The first column decoded (often the only one: the cursor of rows passed on as they came)
   // steps over the fields before it; a second one makes every field's place worth noting.
   if (index.decoded++ > 0) index.fields ??= fieldsOf(index, ncols, n);
@@ -519,29 +572,57 @@ function decodeColumn(wire: WireType, index: FieldIndex, c: number, ncols: numbe
     }
     decodeField(b, bufs[k] as Buffer, view, q, len, r);
   }
-  let values: ColumnVector["values"];
+  return { values: builderValues(b), nulls };
+}
+
+/** Storage for `n` values of a column of `wire`'s type. */
+function newBuilder(wire: WireType, n: number): Builder {
+  const code = CODES[wire.kind as Exclude<WireType["kind"], "unsupported">];
+  const b: Builder = { code, wire, u8: EMPTY_U8, i32: EMPTY_I32, f64: EMPTY_F64, i64: EMPTY_I64, w32: EMPTY_I32, arr: [] };
   switch (code) {
     case BOOL:
-      values = b.u8;
+      b.u8 = new Uint8Array(n);
       break;
     case INT2:
     case INT4:
     case DATE:
-      values = b.i32;
+      b.i32 = new Int32Array(n);
       break;
     case FLOAT4:
     case FLOAT8:
-      values = b.f64;
+      b.f64 = new Float64Array(n);
       break;
     case INT8:
     case TIME:
     case TIMESTAMP:
-      values = b.i64;
+      b.i64 = new BigInt64Array(n);
+      b.w32 = new Int32Array(b.i64.buffer);
       break;
     default:
-      values = b.arr;
+      b.arr = new Array(n);
   }
-  return { values, nulls };
+  return b;
+}
+
+/** The values a builder holds, as core's storage for its type. */
+function builderValues(b: Builder): ColumnVector["values"] {
+  switch (b.code) {
+    case BOOL:
+      return b.u8;
+    case INT2:
+    case INT4:
+    case DATE:
+      return b.i32;
+    case FLOAT4:
+    case FLOAT8:
+      return b.f64;
+    case INT8:
+    case TIME:
+    case TIMESTAMP:
+      return b.i64;
+    default:
+      return b.arr;
+  }
 }
 
 function decodeField(b: Builder, buf: Buffer, view: DataView, q: number, len: number, r: number): void {

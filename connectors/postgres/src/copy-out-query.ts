@@ -26,8 +26,8 @@ const ERROR_RESPONSE = 0x45; // 'E'
  * what follows CopyDone (or an ErrorResponse, which `pg` then reports through `handleError`).
  * Notices and parameter changes that arrive during the COPY are dropped, as pg-copy-streams does.
  *
- * Reads the socket ahead of the consumer up to `bufferBytes`, so the server keeps sending while a
- * batch is being written elsewhere.
+ * Reads the socket ahead of the consumer up to `bufferBytes` (then pauses it), so the server keeps
+ * sending while a batch is being written elsewhere.
  */
 export class CopyOutQuery implements AsyncIterable<Buffer> {
   /** Rows the server reported, once it completed. */
@@ -44,7 +44,9 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
   private headerSeen = 0;
   private length = 0;
   private left = 0;
-  private readonly onReadable = () => this.pump();
+  /** The socket is paused because `bufferBytes` wait unread. */
+  private held = false;
+  private readonly onData = (chunk: Buffer) => this.take(chunk);
 
   constructor(
     readonly text: string,
@@ -59,8 +61,7 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
       throw new Error(`a COPY reader expects one data listener on the socket, found ${listeners.length}`);
     this.pgData = listeners[0] as (chunk: Buffer) => void;
     socket.removeListener("data", this.pgData as (chunk: Buffer) => void);
-    socket.pause();
-    socket.on("readable", this.onReadable);
+    socket.on("data", this.onData);
     connection.query(this.text);
   }
 
@@ -85,7 +86,10 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
   /** Stops the read: the connection is left inside the COPY and cannot be used again. */
   destroy(error?: unknown): void {
     if (this.ended || this.failure) return;
-    this.connection?.stream.removeListener("readable", this.onReadable);
+    const socket = this.connection?.stream;
+    socket?.removeListener("data", this.onData);
+    // Nothing reads the rest of the COPY now: leave it in the socket rather than drop it.
+    socket?.pause();
     this.fail(error ?? new Error("the COPY read was stopped"));
   }
 
@@ -100,13 +104,18 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
     wake?.();
   }
 
-  /** Reads what the socket holds, up to the read-ahead bound. */
-  private pump(): void {
-    const socket = this.connection?.stream;
-    if (!socket || this.ended || this.pgData === undefined) return;
-    let chunk: Buffer | null;
-    while (this.readyBytes < this.bufferBytes && this.pgData !== undefined && (chunk = socket.read() as Buffer | null) !== null)
-      this.parse(chunk);
+  /**
+   * Takes a chunk as the socket delivers it, and pauses the socket once `bufferBytes` wait unread.
+   * (Flowing mode: a paused socket's `read()` joins whatever it buffered into a new Buffer, a copy
+   * of every byte and, at this rate, a full garbage collection every 64 MB of it.)
+   */
+  private take(chunk: Buffer): void {
+    if (this.ended || this.pgData === undefined) return;
+    this.parse(chunk);
+    if (this.pgData !== undefined && this.readyBytes >= this.bufferBytes) {
+      this.held = true;
+      this.connection?.stream.pause();
+    }
     this.signal();
   }
 
@@ -185,7 +194,8 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
     const pgData = this.pgData as (chunk: Buffer) => void;
     this.pgData = undefined;
     const socket = connection.stream;
-    socket.removeListener("readable", this.onReadable);
+    socket.removeListener("data", this.onData);
+    this.held = false;
     socket.on("data", pgData);
     pgData(rest);
     // As pg-copy-streams does: resuming inside pg's handler could reorder what it parses.
@@ -195,8 +205,10 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
   async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
     try {
       for (;;) {
-        // Reading stops at the bound and no 'readable' event comes for data already buffered.
-        if (this.readyBytes < this.bufferBytes) this.pump();
+        if (this.held && this.readyBytes < this.bufferBytes) {
+          this.held = false;
+          this.connection?.stream.resume();
+        }
         const chunk = this.ready.shift();
         if (chunk) {
           this.readyBytes -= chunk.length;

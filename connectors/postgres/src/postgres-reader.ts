@@ -117,7 +117,7 @@ export class PostgresTableReader implements SourceTableReader {
       points ? points.batch(batch, bytes) : [{ kind: "batch", batch }];
     try {
       for (const sql of this.copyStatements(request)) {
-        const decoder = new CopyBinaryDecoder(schema, wires, { framed: true });
+        const decoder = new CopyBinaryDecoder(schema, wires, { framed: true, eager: cursor?.index });
         // A deep buffer lets the server keep sending while a batch is being written elsewhere.
         stream = this.client.query(new CopyOutQuery(sql, 1 << 20));
         if (request.signal.aborted) onAbort();

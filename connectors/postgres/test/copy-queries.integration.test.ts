@@ -65,6 +65,25 @@ describe("CopyOutQuery", () => {
     });
   });
 
+  it("pauses the socket while a slow consumer is behind, and loses nothing when it catches up", async () => {
+    await withClient(async (client) => {
+      const copy = "COPY (SELECT id, pad FROM rows ORDER BY id) TO STDOUT (FORMAT binary)";
+      const query = client.query(new CopyOutQuery(copy, 16_384));
+      const socket = (client as unknown as { connection: { stream: import("node:stream").Duplex } }).connection.stream;
+      const chunks: Buffer[] = [];
+      let pausedSeen = 0;
+      for await (const chunk of query) {
+        chunks.push(chunk);
+        if (socket.isPaused()) pausedSeen++;
+        if (chunks.length % 20 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      expect(pausedSeen).toBeGreaterThan(0);
+      expect(unframe(Buffer.concat(chunks)).equals(await reference(client, copy))).toBe(true);
+      expect(socket.isPaused()).toBe(false);
+      expect((await client.query("SELECT count(*)::int AS n FROM rows")).rows[0].n).toBe(20000);
+    });
+  });
+
   it("drops notices sent among the rows", async () => {
     await withClient(async (client) => {
       const copy = "COPY (SELECT noisy(id) FROM rows WHERE id <= 5000 ORDER BY id) TO STDOUT (FORMAT binary)";
