@@ -6,7 +6,6 @@
 // On a shared 2-core machine wall times swing; the CPU split says which side is the floor.
 //
 //   pnpm build && node bench/pg-postgres-cpu.mjs [--rows 1000000] [--repeat 3] [--quick]
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { importSource } from "../scripts/import-source.mjs";
 import {
