@@ -57,8 +57,8 @@ describe("crashPoint", () => {
   });
 });
 
-describe("crashPoint in a real process (the built module)", () => {
-  const built = fileURLToPath(new URL("../../dist/run/crash-points.js", import.meta.url));
+describe("crashPoint in a real process (the built package)", () => {
+  const built = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
   const run = (spec: string | undefined) => {
     const script = `import { crashPoint } from ${JSON.stringify(built)};
 for (const p of ["read", "write", "read", "commit", "read"]) { process.stdout.write(p + " "); crashPoint(p); }
