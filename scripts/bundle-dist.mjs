@@ -8,9 +8,10 @@
 // Only the package's own files are bundled: every bare import (`pg`, `@sqlload/core`, `node:fs`)
 // stays an import, so each package keeps its dependencies and one copy of core serves every
 // connector. A package may name dependencies to build in instead (`"sqlloadBuild": {"inline":
-// [...]}` in its package.json), for a client of many small files whose own dependencies it also
-// declares; their licenses are copied to dist/THIRD-PARTY-LICENSES.txt. Chunks are written beside the entries, at dist's root, so a path a module builds from
-// `import.meta.url` (`../package.json`) means what it meant in the source tree.
+// [...]}` in its package.json): a client of many small files. What such a client depends on comes
+// along unless the package declares it itself, and every built-in package's license is copied to
+// dist/THIRD-PARTY-LICENSES.txt. Chunks are written beside the entries, at dist's root, so a path
+// a module builds from `import.meta.url` (`../package.json`) means what it meant in the source tree.
 //
 //   node ../../scripts/bundle-dist.mjs        (from the package's folder, after `tsc --emitDeclarationOnly`)
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -49,8 +50,8 @@ if (typeof commands === "string") {
       if (statSync(join(root, path)).isDirectory()) return walk(path);
       return name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts") ? [path] : [];
     });
-  const source = sourceOf(`${commands.replace(/^\.\//, "")}/x.js`).replace(/\/x\.ts$/, "");
-  for (const file of walk(source)) addEntry(`dist/${relative("src", file).replace(/\.ts$/, ".js")}`);
+  for (const file of walk(join("src", relative("dist", commands))))
+    addEntry(`dist/${relative("src", file).replace(/\.ts$/, ".js")}`);
 }
 if (entries.size === 0) throw new Error(`${pkg.name}: no entry points in package.json exports`);
 
@@ -71,9 +72,8 @@ function isInlined(id, importer) {
   // not declare them, so they could not be found beside it), except what it marks optional or
   // expects from its host (`pg-native`, `pg-cloudflare`): those stay imports, resolved only when used.
   const owner = JSON.parse(readFileSync(findManifest(importer), "utf8"));
-  if (owner.optionalDependencies?.[name] || owner.peerDependencies?.[name]) return false;
-  if (!owner.dependencies?.[name]) return false; // a Node built-in named without `node:`
-  return true;
+  // Neither optional nor a peer, and a dependency at all (not a Node built-in named without `node:`).
+  return !owner.optionalDependencies?.[name] && !owner.peerDependencies?.[name] && owner.dependencies?.[name] !== undefined;
 }
 
 function findManifest(file) {

@@ -24,7 +24,5 @@ export {
   VARCHAR,
 } from "@duckdb/node-api";
 
-import bindingsModule from "@duckdb/node-bindings";
-
 /** The client's lower layer (the C API one call per function), for block copies into vectors. */
-export const bindings = bindingsModule;
+export { default as bindings } from "@duckdb/node-bindings";
