@@ -3,6 +3,7 @@ import {
   appendRunLogRecord,
   type CursorValue,
   cursorKindOf,
+  formatCount,
   formatCursor,
   formatTargetTable,
   type HistoryEntry,
@@ -14,7 +15,6 @@ import {
   type ProjectTable,
   type TargetConnection,
 } from "@sqlload/core";
-import { formatCount } from "./render/format.js";
 
 /** A table's logged position, with the data's maximum of its cursor when it has one. */
 export interface TableLog {

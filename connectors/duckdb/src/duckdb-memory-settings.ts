@@ -1,4 +1,4 @@
-import { SqlloadError } from "@sqlload/core";
+import { formatCount, SqlloadError } from "@sqlload/core";
 
 /** How the target's database is opened to bound the memory a load takes (the target's `memory_limit` and `row_group_size`). */
 export interface MemorySettings {
@@ -56,7 +56,7 @@ function rowGroupSize(value: unknown): number | undefined {
   if (typeof value !== "number") throw new SqlloadError("SL103", "the DuckDB target's `row_group_size` must be an integer");
   if (!Number.isInteger(value) || value < VECTOR_SIZE || value > DUCKDB_ROW_GROUP_SIZE || value % VECTOR_SIZE !== 0) {
     throw new SqlloadError("SL107", `the DuckDB target's \`row_group_size\` ${value} is not a row group size DuckDB takes`, {
-      hint: `Give a multiple of ${VECTOR_SIZE} from ${VECTOR_SIZE} to ${DUCKDB_ROW_GROUP_SIZE.toLocaleString("en")} (DuckDB's own), such as 16384.`,
+      hint: `Give a multiple of ${VECTOR_SIZE} from ${VECTOR_SIZE} to ${formatCount(DUCKDB_ROW_GROUP_SIZE)} (DuckDB's own), such as 16384.`,
     });
   }
   return value;

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { defineConnector, SqlloadError } from "@sqlload/core";
+import { defineConnector, formatCount, SqlloadError } from "@sqlload/core";
 import { type DuckDBDatabase, openDatabase } from "./duckdb-database.js";
 import { DEFAULT_MEMORY_LIMIT, DUCKDB_ROW_GROUP_SIZE, memorySettings } from "./duckdb-memory-settings.js";
 import { DuckDBSource } from "./duckdb-source.js";
@@ -26,7 +26,7 @@ export default defineConnector({
       {
         key: "row_group_size",
         type: "integer",
-        description: `Rows per row group of what sqlload writes (default DuckDB's ${DUCKDB_ROW_GROUP_SIZE.toLocaleString("en")}), a multiple of 2048: smaller bounds the memory of wide rows, at the cost of more row groups; row groups already in the file stay as they are.`,
+        description: `Rows per row group of what sqlload writes (default DuckDB's ${formatCount(DUCKDB_ROW_GROUP_SIZE)}), a multiple of 2048: smaller bounds the memory of wide rows, at the cost of more row groups; row groups already in the file stay as they are.`,
       },
       {
         key: "native_file_reads",

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import {
   defaultSourceCapabilities,
+  formatCount,
   type SourceCapabilities,
   type SourceConnection,
   type SourceTableInfo,
@@ -63,15 +64,15 @@ export class FilesSource implements SourceConnection {
     if (cursor && cursorIndexed && cursor.kind !== "text") {
       // The source cannot see batch_size or the strategy: the batch line says which applies.
       notes.push(
-        `without batch_size a load commits every ${FILES_PER_COMMIT.toLocaleString("en-US")} files or about 1 GB${cursor.partition ? ", never inside a partition" : ""}`,
+        `without batch_size a load commits every ${formatCount(FILES_PER_COMMIT)} files or about 1 GB${cursor.partition ? ", never inside a partition" : ""}`,
       );
     } else if (cursor && !cursorIndexed && cursor.kind !== "text") {
       notes.push(
-        `${options.format} files carry no statistics of ${cursor.column.name}: without batch_size the read commits once (a partition folder as cursor commits every ${FILES_PER_COMMIT.toLocaleString("en-US")} files)`,
+        `${options.format} files carry no statistics of ${cursor.column.name}: without batch_size the read commits once (a partition folder as cursor commits every ${formatCount(FILES_PER_COMMIT)} files)`,
       );
     }
     const count = table.files.length;
-    notes.push(`${count.toLocaleString("en-US")} ${options.format} file${count === 1 ? " matches" : "s match"} ${options.glob}`);
+    notes.push(`${formatCount(count)} ${options.format} file${count === 1 ? " matches" : "s match"} ${options.glob}`);
     return {
       columns: table.columns.map((c) => ({ name: c.name, type: c.type, nullable: true })),
       cursorKind: cursor?.kind,

@@ -1,5 +1,6 @@
 import {
   type Column,
+  formatCount,
   isJson,
   isSqlloadError,
   type Json,
@@ -111,7 +112,7 @@ export class TypeScriptReader implements SourceTableReader {
           throw new SqlloadError("SL300", `table ${this.tableName}: ${cause.message}`, { table: this.tableName, cause });
         throw cause;
       }
-      this.fail(`failed after ${rowCount.toLocaleString("en-US")} rows: ${(cause as Error).message}`, cause);
+      this.fail(`failed after ${formatCount(rowCount)} rows: ${(cause as Error).message}`, cause);
     }
     const last = flush();
     if (last) yield last;

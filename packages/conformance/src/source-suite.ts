@@ -4,6 +4,7 @@ import {
   type CursorValue,
   compareCursor,
   cursorAt,
+  formatCount,
   formatCursor,
   formatLogicalType,
   keepInRange,
@@ -212,7 +213,7 @@ export function describeSourceConformance(name: string, harness: SourceHarness):
       defineCase(
         report,
         harness.skips,
-        `${ORDERED_ROWS.toLocaleString("en-US")} rows in runs of ties: no commit point splits a cursor value`,
+        `${formatCount(ORDERED_ROWS)} rows in runs of ties: no commit point splits a cursor value`,
         [],
         async (notApplicable) => {
           const probe = new SourceCase(await harness.connect(), harness.skips);

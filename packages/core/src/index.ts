@@ -195,3 +195,4 @@ export {
   type RunLogRow,
 } from "./state/run-log.js";
 export { type RunLogColumns, runLogRowFromColumns } from "./state/run-log-columns.js";
+export { formatCount } from "./text/format-count.js";

@@ -3,6 +3,7 @@ import {
   allCaughtUp,
   checkTables,
   eventToJSON,
+  formatCount,
   formatCursor,
   type LoadResult,
   loadUntilCaughtUp,
@@ -13,7 +14,7 @@ import {
 } from "@sqlload/core";
 import { readFlags } from "../cursor-flags.js";
 import { ExitCode, exitCodeForResults } from "../exit-codes.js";
-import { formatCount, formatSeconds } from "../render/format.js";
+import { formatSeconds } from "../render/format.js";
 import { committedLine, lineRenderer } from "../render/line-renderer.js";
 import { nothingToLoad } from "../render/nothing-to-load.js";
 import { peakMemory } from "../render/peak-memory.js";

@@ -1,7 +1,6 @@
 import { Args, Flags } from "@oclif/core";
-import { runHistory } from "@sqlload/core";
+import { formatCount, runHistory } from "@sqlload/core";
 import { readTableLogs } from "../logged-state.js";
-import { formatCount } from "../render/format.js";
 import { lastRunFailures, positionJSON, positionText, runStatus } from "../run-history.js";
 import { SqlloadCommand } from "../sqlload-command.js";
 

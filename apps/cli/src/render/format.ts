@@ -1,13 +1,3 @@
-/**
- * `100,000`. Grouped by hand: the first `toLocaleString` of a process loads ICU's number formats,
- * about 20 ms that every run paid for its first line of output.
- */
-export function formatCount(n: number): string {
-  if (!Number.isSafeInteger(n)) return n.toLocaleString("en-US");
-  const digits = String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ",");
-  return n < 0 ? `-${digits}` : digits;
-}
-
 /** `0.4s`, `12s`, `3m05s` */
 export function formatSeconds(seconds: number): string {
   if (seconds < 10) return `${seconds.toFixed(1)}s`;

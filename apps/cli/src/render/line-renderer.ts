@@ -1,5 +1,5 @@
-import { formatCursor, type RunEvent, type TableResult } from "@sqlload/core";
-import { formatCount, formatSeconds } from "./format.js";
+import { formatCount, formatCursor, type RunEvent, type TableResult } from "@sqlload/core";
+import { formatSeconds } from "./format.js";
 
 /** The facts of a finished table on one line: `loaded raw.app__orders 1,001 rows 0.1s`. */
 export function resultLine(result: TableResult): string {

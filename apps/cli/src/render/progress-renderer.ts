@@ -1,5 +1,6 @@
 import type { RunEvent } from "@sqlload/core";
-import { formatCount, formatSeconds } from "./format.js";
+import { formatCount } from "@sqlload/core";
+import { formatSeconds } from "./format.js";
 import { resultLine } from "./line-renderer.js";
 
 interface Live {

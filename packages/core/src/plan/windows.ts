@@ -3,6 +3,7 @@ import { isWholeDays } from "../config/duration.js";
 import type { CursorRange } from "../connector/source.js";
 import { type CursorValue, compareCursor, MICROS_PER_DAY } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
+import { formatCount } from "../text/format-count.js";
 
 /** At most this many windows per table: more would make a plan nobody can read or resume sensibly. */
 export const MAX_WINDOWS = 100_000;
@@ -74,7 +75,7 @@ export function layWindows(start: CursorValue, end: CursorValue, step: bigint, t
     const needed = (span + BigInt(MAX_WINDOWS) - 1n) / BigInt(MAX_WINDOWS);
     throw new SqlloadError(
       "SL203",
-      `table ${table} would need ${count.toLocaleString("en-US")} windows, more than ${MAX_WINDOWS.toLocaleString("en-US")}`,
+      `table ${table} would need ${formatCount(count)} windows, more than ${formatCount(MAX_WINDOWS)}`,
       {
         table,
         hint: `Use \`batch_size\` of at least ${suggestSize(start.kind, needed)}, or bound the read with \`--end-cursor\` or \`cursor_end\`.`,
