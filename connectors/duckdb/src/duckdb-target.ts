@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBResultReader } from "@duckdb/node-api";
 import {
   type Column,
   type CommitUnit,
@@ -78,18 +78,25 @@ export class DuckDBTarget implements TargetConnection {
 
   async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
     return this.guard(ref, "reading the maximum of", async () => {
-      const columns = await describeRelation(this.connection, ref.schema, ref.name);
-      const found = columns && findColumn(columns, column);
-      if (!found) return null;
-      // max() on VARCHAR compares bytes, which for UTF-8 is code point order.
-      const reader = await this.connection.runAndReadAll(`SELECT max(${quoteIdent(found.name)}) FROM ${qualifiedTable(ref)}`);
+      // max() on VARCHAR compares bytes, which for UTF-8 is code point order. DuckDB's binder
+      // matches the name as the catalog does (case-insensitively) and max() keeps the column's
+      // type, so the table is described only when the query fails: to tell a missing column.
+      let reader: DuckDBResultReader;
+      try {
+        reader = await this.connection.runAndReadAll(`SELECT max(${quoteIdent(column)}) AS m FROM ${qualifiedTable(ref)}`);
+      } catch (error) {
+        const columns = await describeRelation(this.connection, ref.schema, ref.name);
+        if (!columns || !findColumn(columns, column)) return null;
+        throw error;
+      }
       const value = reader.getRows()[0]?.[0];
       if (value === null || value === undefined) return null;
-      const cursor = cursorFromDuckDB(kind, found.type, value);
+      const type = reader.columnType(0);
+      const cursor = cursorFromDuckDB(kind, type, value);
       if (!cursor) {
         throw new SqlloadError(
           "SL302",
-          `table ${formatTargetTable(ref)} column "${found.name}" is ${formatLogicalType(logicalTypeOf(found.type))}, not a ${kind} cursor`,
+          `table ${formatTargetTable(ref)} column "${column}" is ${formatLogicalType(logicalTypeOf(type))}, not a ${kind} cursor`,
           { table: formatTargetTable(ref) },
         );
       }
@@ -116,6 +123,8 @@ export class DuckDBTarget implements TargetConnection {
         try {
           const existing = await describeRelation(connection, ref.schema, ref.name);
           const statements = existing ? evolveStatements(ref, existing, columns) : createStatements(ref, columns);
+          // Nothing to change: the table is as described (this connection holds the target's DDL turn).
+          if (existing && statements.length === 0) return existing.map(toColumn);
           if (statements.length > 0) {
             await connection.run("BEGIN TRANSACTION");
             try {

@@ -116,6 +116,13 @@ describe("maxCursor", () => {
     expect(await target.maxCursor(r, "nope", "integer")).toBeNull();
   });
 
+  it("finds the column in whatever case the table spells it, as DuckDB's catalog matches names", async () => {
+    const r = ref();
+    const cols = [col("Updated_At", t("int64"))];
+    await load(target, r, cols, [batch(cols, [{ Updated_At: 5n }, { Updated_At: 9n }])]);
+    expect(await target.maxCursor(r, "updated_at", "integer")).toEqual({ kind: "integer", value: 9n });
+  });
+
   it("refuses a column that cannot hold the cursor kind", async () => {
     const r = ref();
     await target.ensureTable(r, [col("x", t("text"))], {});
