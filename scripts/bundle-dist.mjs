@@ -13,9 +13,16 @@
 // dist/THIRD-PARTY-LICENSES.txt. Chunks are written beside the entries, at dist's root, so a path
 // a module builds from `import.meta.url` (`../package.json`) means what it meant in the source tree.
 //
+// An inlined client is built apart, as one CommonJS file in dist/vendor/, and the package's modules
+// import it through a small generated module that loads it with V8's code cache kept between runs
+// (packages/core/src/start-up/require-compiled.ts): parsing and compiling such a client again was
+// most of what loading it cost a run.
+//
 //   node ../../scripts/bundle-dist.mjs        (from the package's folder, after `tsc --emitDeclarationOnly`)
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
 
 const root = process.cwd();
@@ -85,10 +92,9 @@ function findManifest(file) {
   throw new Error(`${pkg.name}: no package.json above ${file}`);
 }
 
-const bundle = await rolldown({
-  input: Object.fromEntries(entries),
+const common = {
   platform: "node",
-  // Bare specifiers are dependencies (or Node's own modules): not bundled, unless named in `inline`.
+  // Bare specifiers are dependencies (or Node's own modules): not bundled, unless built in.
   external: (id, importer) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0") && !isInlined(id, importer),
   // Sources import `./x.js`, as Node resolution of the built files requires.
   resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
@@ -100,7 +106,7 @@ const bundle = await rolldown({
     if (level === "warn") throw new Error(`${pkg.name}: ${log.message}`);
     handler(level, log);
   },
-});
+};
 
 // Only declarations (and their maps) stay from tsc; every JavaScript file is the bundle's.
 const removeJs = (dir) => {
@@ -109,10 +115,53 @@ const removeJs = (dir) => {
     if (statSync(path).isDirectory()) {
       removeJs(path);
       if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
-    } else if (/\.js(\.map)?$/.test(name)) rmSync(path);
+    } else if (/\.(c?js)(\.map)?$/.test(name)) rmSync(path);
   }
 };
 removeJs(join(root, "dist"));
+
+// Each inlined client: one CommonJS file, with what it depends on built in (see isInlined).
+const VENDOR = "\0sqlload-vendor:";
+const requireHere = createRequire(join(root, "package.json"));
+const vendorFile = (name) => `vendor/${name.replace(/^@/, "").replace(/\//g, "-")}.cjs`;
+const vendorModules = [];
+for (const name of inline) {
+  const build = await rolldown({ ...common, input: requireHere.resolve(name) });
+  const { output } = await build.write({ file: join(root, "dist", vendorFile(name)), format: "cjs", exports: "auto" });
+  await build.close();
+  for (const chunk of output) if (chunk.type === "chunk") vendorModules.push(...chunk.moduleIds);
+}
+const requireCompiled = fileURLToPath(new URL("../packages/core/src/start-up/require-compiled.ts", import.meta.url));
+
+/** The module standing in for an inlined client: its exports, loaded from dist/vendor/ through the code cache. */
+function vendorShim(name) {
+  const exports = requireHere(join(root, "dist", vendorFile(name)));
+  const names = Object.keys(exports).filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
+  return [
+    `import { requireCompiled } from ${JSON.stringify(requireCompiled)};`,
+    `const client = requireCompiled(new URL(${JSON.stringify(`./${vendorFile(name)}`)}, import.meta.url));`,
+    "export default client;",
+    names.length > 0 ? `export const { ${names.join(", ")} } = client;` : "",
+  ].join("\n");
+}
+
+const bundle = await rolldown({
+  ...common,
+  input: Object.fromEntries(entries),
+  plugins: [
+    {
+      name: "sqlload-vendor",
+      resolveId(id) {
+        if (!inline.includes(packageName(id))) return null;
+        if (id !== packageName(id)) throw new Error(`${pkg.name}: ${id}: import the inlined package ${packageName(id)} itself`);
+        return VENDOR + id;
+      },
+      load(id) {
+        return id.startsWith(VENDOR) ? vendorShim(id.slice(VENDOR.length)) : null;
+      },
+    },
+  ],
+});
 
 const { output } = await bundle.write({
   dir: join(root, "dist"),
@@ -123,10 +172,16 @@ const { output } = await bundle.write({
 });
 await bundle.close();
 
+// The stand-in finds its client beside the file it ends up in: that file must be at dist's root.
+for (const chunk of output) {
+  if (chunk.type === "chunk" && chunk.fileName.includes("/") && chunk.moduleIds.some((id) => id.startsWith(VENDOR)))
+    throw new Error(`${pkg.name}: ${chunk.fileName} loads an inlined client but is not at dist's root`);
+}
+
 // Every package whose code was built in, with its license, as their licenses ask.
 const inlined = new Map();
 for (const chunk of output) {
-  for (const id of chunk.type === "chunk" ? chunk.moduleIds : []) {
+  for (const id of [...(chunk.type === "chunk" ? chunk.moduleIds : []), ...vendorModules.splice(0)]) {
     if (!id.includes("/node_modules/")) continue;
     const manifest = findManifest(id);
     if (!inlined.has(manifest)) inlined.set(manifest, JSON.parse(readFileSync(manifest, "utf8")));

@@ -1,28 +1,63 @@
 import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { expect, it } from "vitest";
 
 // Every run loads its connectors' entries (pnpm build); what they evaluate on load, every run pays.
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..", "..", "..");
+const dist = (group: string, name: string) => pathToFileURL(join(root, group, name, "dist", "index.js")).href;
+const connectors = ["duckdb", "postgres", "files", "typescript", "clickhouse", "bigquery", "snowflake", "databricks"].map(
+  (name) => dist("connectors", name),
+);
+const run = (script: string, env: NodeJS.ProcessEnv = {}) =>
+  execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env: { ...process.env, ...env } });
+
 // The first `toLocaleString` or `Intl.NumberFormat` of a process loads ICU's number formats (about
 // 15–20 ms, a tenth of a no-op load), so nothing may format a number that way on load: counts are
 // grouped with core's `formatCount`.
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..", "..", "..");
-const entries = ["duckdb", "postgres", "files", "typescript", "clickhouse", "bigquery", "snowflake", "databricks"].map(
-  (name) => pathToFileURL(join(root, "connectors", name, "dist", "index.js")).href,
-);
-
 it("loads every connector without formatting a number through Intl", () => {
-  const script = `
+  const out = run(`
     const used = [];
     const trap = (name) => function () { used.push(name + " " + new Error().stack.split("\\n")[2]?.trim()); };
     Number.prototype.toLocaleString = trap("Number.prototype.toLocaleString");
     BigInt.prototype.toLocaleString = trap("BigInt.prototype.toLocaleString");
     Intl.NumberFormat = trap("Intl.NumberFormat");
-    for (const entry of ${JSON.stringify(entries)}) await import(entry);
+    for (const entry of ${JSON.stringify(connectors)}) await import(entry);
     console.log(JSON.stringify(used));
-  `;
-  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  `);
   expect(JSON.parse(out)).toEqual([]);
+});
+
+// The clients built into packages (smol-toml in core, the DuckDB client, pg) are loaded through V8's
+// code cache (packages/core/src/start-up/require-compiled.ts): the first run writes it, the next
+// ones use what it wrote, and each client works as loaded.
+it("loads the built-in clients through the code cache the first run wrote", () => {
+  const cache = mkdtempSync(join(tmpdir(), "sqlload-compile-cache-test-"));
+  try {
+    const script = `
+      const core = await import(${JSON.stringify(dist("packages", "core"))});
+      const duckdb = (await import(${JSON.stringify(dist("connectors", "duckdb"))})).default;
+      const postgres = (await import(${JSON.stringify(dist("connectors", "postgres"))})).default;
+      const target = await duckdb.target({ options: { path: ":memory:" }, projectDir: "." });
+      const table = await target.describeTable({ schema: "main", name: "none" });
+      await target.close();
+      const source = await postgres.source({ options: { url: "postgresql://postgres@127.0.0.1:9/none", connect_timeout: 2 }, projectDir: ".", sourceName: "s" });
+      const error = await source.describeTable({ table: core.parseTableKey("public.t"), options: {} }).then(() => null, (e) => e.code);
+      console.log(JSON.stringify({ table, error }));
+    `;
+    const env = { SQLLOAD_COMPILE_CACHE: cache };
+    expect(JSON.parse(run(script, env))).toEqual({ table: null, error: "SL304" });
+    const files = readdirSync(cache).sort();
+    expect(files).toHaveLength(3);
+    const inodes = files.map((f) => statSync(join(cache, f)).ino);
+    expect(JSON.parse(run(script, env))).toEqual({ table: null, error: "SL304" });
+    // V8 took every cache: none was compiled and written again.
+    expect(readdirSync(cache).sort()).toEqual(files);
+    expect(files.map((f) => statSync(join(cache, f)).ino)).toEqual(inodes);
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
 });

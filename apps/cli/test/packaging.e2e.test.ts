@@ -35,18 +35,25 @@ describe("published packages", () => {
     },
   );
 
-  // Start-up reads a few files per package, not one per module (scripts/bundle-dist.mjs).
+  // Start-up reads a few files per package, not one per module (scripts/bundle-dist.mjs); a client
+  // built in is one CommonJS file in dist/vendor/, loaded through V8's code cache.
   it.each(published.map((p) => [p.manifest.name, p] as const))(
-    "%s ships its JavaScript bundled: its entries and their chunks",
+    "%s ships its JavaScript bundled: its entries, their chunks and its built-in clients",
     (_name, { dir }) => {
       const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest & {
         oclif?: { commands?: string };
+        sqlloadBuild?: { inline?: string[] };
       };
+      const vendor = (manifest.sqlloadBuild?.inline ?? []).map(
+        (name) => `vendor/${name.replace(/^@/, "").replace(/\//g, "-")}.cjs`,
+      );
+      const all = readdirSync(join(dir, "dist"), { recursive: true }) as string[];
+      expect(all.filter((f) => f.endsWith(".cjs")).sort()).toEqual([...vendor].sort());
       const entries = Object.values(manifest.exports ?? {})
         .map((target) => (typeof target === "string" ? target : (target as { import?: string }).import))
         .filter((file): file is string => file?.endsWith(".js") === true)
         .map((file) => file.replace(/^\.\/dist\//, ""));
-      const files = (readdirSync(join(dir, "dist"), { recursive: true }) as string[]).filter((f) => f.endsWith(".js"));
+      const files = all.filter((f) => f.endsWith(".js"));
       const commands = manifest.oclif?.commands ? files.filter((f) => f.startsWith("commands/")) : [];
       expect(files.filter((f) => !entries.includes(f) && !commands.includes(f) && !/^chunk-[\w-]+\.js$/.test(f))).toEqual([]);
       for (const entry of entries) expect(files).toContain(entry);

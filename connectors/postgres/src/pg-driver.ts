@@ -6,7 +6,8 @@ let driver: Promise<Driver> | undefined;
 /**
  * The `pg` driver, loaded on first use (a run that never connects to Postgres never loads it) and
  * with its runtime check made cheap. Its JavaScript, with its dependencies, is built into this
- * package's bundle (`sqlloadBuild` in package.json), as a chunk of its own that this import loads.
+ * package (`sqlloadBuild` in package.json) as dist/vendor/pg.cjs, which this import loads through
+ * V8's code cache (scripts/bundle-dist.mjs).
  *
  * On load, `pg` asks whether it runs in a Cloudflare Worker: it reads `navigator.userAgent`, and
  * where there is no `navigator` (Node 20) it constructs a fetch `Response`, which makes Node compile

@@ -1,0 +1,110 @@
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cachePath, requireCompiled } from "./require-compiled.js";
+
+let dir: string;
+let cache: string;
+const saved = process.env.SQLLOAD_COMPILE_CACHE;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "sqlload-require-compiled-"));
+  cache = join(dir, "cache");
+  process.env.SQLLOAD_COMPILE_CACHE = cache;
+});
+afterEach(() => {
+  if (saved === undefined) delete process.env.SQLLOAD_COMPILE_CACHE;
+  else process.env.SQLLOAD_COMPILE_CACHE = saved;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A CommonJS file (and the helper it requires) under a fresh name, so each load runs it anew. */
+function write(body: string, name = `m${Math.random().toString(36).slice(2)}.cjs`): string {
+  writeFileSync(join(dir, "helper.cjs"), "module.exports = (x) => x * 2;\n");
+  const file = join(dir, name);
+  writeFileSync(file, body);
+  return file;
+}
+const load = (file: string) => requireCompiled(pathToFileURL(file)) as Record<string, unknown>;
+const cached = () => readdirSync(cache).filter((f) => f.endsWith(".v8"));
+
+describe("requireCompiled", () => {
+  it("runs a file as require does: its own exports, require beside it, __filename and __dirname", () => {
+    const file = write(
+      `
+      const double = require("./helper.cjs");
+      const { join } = require("node:path");
+      exports.answer = double(21);
+      exports.self = this === module.exports;
+      exports.where = join(__dirname, "x") === join(${JSON.stringify(dir)}, "x") && __filename === ${JSON.stringify(join(dir, "a.cjs"))};
+    `,
+      "a.cjs",
+    );
+    expect(load(file)).toEqual({ answer: 42, self: true, where: true });
+  });
+
+  it("gives module.exports replaced by the file", () => {
+    expect(load(write("module.exports = function hello() { return 'hi'; };"))).toBeTypeOf("function");
+  });
+
+  it("writes V8's compiled code on the first load and hands it back on the next, which V8 accepts", () => {
+    const file = write("exports.n = [1, 2, 3].map((x) => x + 1);");
+    load(file);
+    expect(cached()).toHaveLength(1);
+    const path = join(cache, cached()[0]!);
+    const first = statSync(path);
+    expect(load(file)).toEqual({ n: [2, 3, 4] });
+    // Rejected data would have been written again (a new file renamed over the old one).
+    expect(statSync(path).ino).toBe(first.ino);
+  });
+
+  it("compiles afresh over a cache it cannot use, and replaces it", () => {
+    const file = write("exports.ok = true;");
+    const path = cachePath(file, readFileSync(file, "utf8"))!;
+    mkdirSync(cache, { recursive: true, mode: 0o700 });
+    writeFileSync(path, "not V8's code cache");
+    expect(load(file)).toEqual({ ok: true });
+    expect(readFileSync(path).toString("latin1")).not.toBe("not V8's code cache");
+  });
+
+  it("keeps one cache per file: a changed file replaces what its previous content left", () => {
+    const file = write("exports.v = 1;", "same.cjs");
+    load(file);
+    const before = cached();
+    writeFileSync(file, "exports.v = 2;");
+    expect(load(file)).toEqual({ v: 2 });
+    expect(cached()).toHaveLength(1);
+    expect(cached()).not.toEqual(before);
+  });
+
+  it("keeps nothing with SQLLOAD_COMPILE_CACHE=0, or in a folder others may write to", () => {
+    process.env.SQLLOAD_COMPILE_CACHE = "0";
+    expect(load(write("exports.a = 1;"))).toEqual({ a: 1 });
+    const open = join(dir, "open");
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    process.env.SQLLOAD_COMPILE_CACHE = open;
+    expect(load(write("exports.b = 2;"))).toEqual({ b: 2 });
+    expect(readdirSync(open)).toEqual([]);
+  });
+
+  it("still loads when the cache folder cannot be made", () => {
+    writeFileSync(join(dir, "file"), "");
+    process.env.SQLLOAD_COMPILE_CACHE = join(dir, "file", "cache");
+    expect(load(write("exports.c = 3;"))).toEqual({ c: 3 });
+  });
+
+  it("lets an error of the file through, naming the file", () => {
+    const file = write("\nthrow new Error('boom');", "bad.cjs");
+    let error: Error | undefined;
+    try {
+      load(file);
+    } catch (e) {
+      error = e as Error;
+    }
+    expect(error?.message).toBe("boom");
+    expect(error?.stack).toContain(`${file}:2`);
+  });
+});

@@ -1,0 +1,95 @@
+import { createHash } from "node:crypto";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Script } from "node:vm";
+
+/**
+ * Loads a CommonJS file as `require` would, keeping V8's compiled code for it between processes.
+ *
+ * Why: a client built into a package (the DuckDB client, `pg`: scripts/bundle-dist.mjs) is a few
+ * hundred kilobytes of JavaScript that every run parses and compiles again before doing any work;
+ * for the DuckDB client that was 40–60 ms of a no-op load, 13–18 ms from V8's code cache. Node 20
+ * keeps no such cache itself (`module.enableCompileCache` came in Node 22), so this does what it
+ * does, through Node's documented `vm.Script` `cachedData`: the first run compiles and writes the
+ * cache, later runs hand it back to V8, which checks it against the source and its own version and
+ * flags and compiles afresh when it does not match.
+ *
+ * The cache is a file per source (named by a hash of Node's version, the path and the content) in
+ * `$SQLLOAD_COMPILE_CACHE`, else a folder of the user's own in the temporary folder; `0` turns it
+ * off. A folder another user owns, or others may write to, is not used: code read from it would run
+ * as this user. Any failure to read or write the cache only costs the compile.
+ */
+export function requireCompiled(url: URL): unknown {
+  const filename = fileURLToPath(url);
+  const source = readFileSync(filename, "utf8");
+  const cacheFile = cachePath(filename, source);
+  let cachedData: Buffer | undefined;
+  if (cacheFile) {
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      // Not cached yet.
+    }
+  }
+  // The wrapper Node puts around a CommonJS file, on the file's first line so positions stay right.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
+    filename,
+    cachedData,
+  });
+  const module = { exports: {} as unknown, filename, id: filename, loaded: false };
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  wrapper.call(module.exports, module.exports, createRequire(filename), module, filename, dirname(filename));
+  module.loaded = true;
+  // Made after the code ran, the cache holds the functions loading compiled too.
+  if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) writeCache(cacheFile, script.createCachedData());
+  return module.exports;
+}
+
+/**
+ * Where the compiled code of `filename` is kept, or undefined when it is not kept: a name of two
+ * hashes, the file's path and then its content with Node's version, so that a new build replaces
+ * the file its previous one left (see writeCache).
+ */
+export function cachePath(filename: string, source: string): string | undefined {
+  const dir = cacheDir();
+  if (!dir) return undefined;
+  const path = createHash("sha256").update(filename).digest("hex").slice(0, 16);
+  const content = createHash("sha256").update(`${process.version} ${process.arch}\0`).update(source).digest("hex").slice(0, 32);
+  return join(dir, `${path}-${content}.v8`);
+}
+
+function cacheDir(): string | undefined {
+  const setting = process.env.SQLLOAD_COMPILE_CACHE;
+  if (setting === "0") return undefined;
+  const uid = process.getuid?.();
+  const dir = setting || join(tmpdir(), `sqlload-compile-cache${uid === undefined ? "" : `-${uid}`}`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = lstatSync(dir);
+    if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) return undefined;
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(file: string, data: Buffer): void {
+  // Written beside and renamed: a run reading it meanwhile sees the old file or the new, never half of one.
+  const partial = `${file}.${process.pid}.partial`;
+  try {
+    writeFileSync(partial, data, { mode: 0o600 });
+    renameSync(partial, file);
+    // What an earlier build of the same file left: it will not match again.
+    const dir = dirname(file);
+    const name = basename(file);
+    const prefix = name.slice(0, name.indexOf("-") + 1);
+    for (const other of readdirSync(dir)) {
+      if (other !== name && other.startsWith(prefix) && other.endsWith(".v8")) rmSync(join(dir, other), { force: true });
+    }
+  } catch {
+    // An unwritable cache costs the next run the compile, nothing more.
+  }
+}
