@@ -1,3 +1,4 @@
+import type { TableConfig } from "../config/project-config.js";
 import type { RateLimit } from "../config/rate-limit.js";
 import { type TableSettings, windowSize } from "../config/table-settings.js";
 import type { Column } from "../connector/logical-types.js";
@@ -42,6 +43,16 @@ export interface PreparedTable {
   readonly rateLimit?: RateLimit | undefined;
 }
 
+/** What planning first asks the source: the table, as `sqlload.toml` names it and its columns. */
+export function sourceRequest(config: TableConfig): SourceTableRequest {
+  return {
+    table: config.ref,
+    cursorColumn: config.settings.cursorColumn,
+    columns: config.settings.columns,
+    options: config.options,
+  };
+}
+
 /**
  * Gathers what planning needs (the source's metadata, the target's maximum and run log), then
  * plans. Reads metadata only; moves no data.
@@ -58,17 +69,14 @@ export async function prepareTable(args: {
   targetNotes?: boolean | undefined;
   /** The run this plan is for: a run executed again (a queue job) continues the reload it started. */
   runId?: string | undefined;
+  /** The source's answer to `sourceRequest(table.config)`, when the caller asked while the target opened. */
+  described?: SourceTableInfo | undefined;
 }): Promise<PreparedTable> {
   const { table, source, target, flags, now } = args;
   const config = table.config;
   const name = formatTargetTable(config.target);
-  const baseRequest: SourceTableRequest = {
-    table: config.ref,
-    cursorColumn: config.settings.cursorColumn,
-    columns: config.settings.columns,
-    options: config.options,
-  };
-  const info = await source.describeTable(baseRequest);
+  const baseRequest = sourceRequest(config);
+  const info = args.described ?? (await source.describeTable(baseRequest));
   const settings = mergeTableSettings(config.settings, info.settings, config.where, `${config.source}.${config.ref.key}`);
   const request: SourceTableRequest = { ...baseRequest, cursorColumn: settings.cursorColumn, columns: settings.columns };
   const targetInfo = await target.describeTable(config.target);

@@ -77,6 +77,51 @@ describe("loadProject", () => {
     expect(run.results.map((r) => [r.table, r.status, r.error?.code])).toEqual([["raw.app__a", "failed", "SL212"]]);
   });
 
+  it("describes the table on the source while the target opens, and reports the target's failure first", async () => {
+    const source = new MemorySource({ columns, rows: [{ id: 1n, k: 1n }], cursorColumn: "k" });
+    const describe = source.describeTable.bind(source);
+    let describes = 0;
+    let failDescribe = false;
+    source.describeTable = async (request) => {
+      describes++;
+      if (failDescribe && describes > 1) throw new Error("the table went away");
+      return describe(request);
+    };
+    const target = new MemoryTarget();
+    let describedWhenOpening: number | undefined;
+    let failOpen = false;
+    const config = {
+      file: "/p/sqlload.toml",
+      dir: "/p",
+      target: { connector: "memory", schema: "raw", options: {}, location },
+      sources: [{ name: "app", connector: "memory", options: {}, tables: [tableConfig("a")], location }],
+      secrets: [],
+    } as unknown as ProjectConfig;
+    const connector = defineConnector({
+      manifest: { name: "memory", version: "1.0.0" },
+      source: async () => source,
+      target: async () => {
+        describedWhenOpening = describes;
+        if (failOpen) throw new Error("no route to the warehouse");
+        return target;
+      },
+    });
+    const options = { flags: {}, emit: () => {}, signal: new AbortController().signal };
+    const session = new ProjectSession(config, () => connector);
+    const run = await loadProject(session, await session.tables(), options);
+    expect(run.results.map((r) => r.status)).toEqual(["loaded"]);
+    // Once by the checks before any target opens, once more for the plan, already under way.
+    expect(describedWhenOpening).toBe(2);
+
+    failOpen = true;
+    failDescribe = true;
+    describes = 0;
+    const failing = new ProjectSession(config, () => connector);
+    const failed = await loadProject(failing, await failing.tables(), options);
+    expect(failed.results.map((r) => [r.status, r.error?.code])).toEqual([["failed", "SL305"]]);
+    expect(failed.results[0]?.error?.message).toContain("cannot open target memory");
+  });
+
   it("refuses logged tables on a data-then-log target before anything connects", async () => {
     let connected = false;
     const source = new MemorySource({ columns, rows: [], cursorColumn: "k", loggedState: true });

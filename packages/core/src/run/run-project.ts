@@ -5,7 +5,7 @@ import type { EmitEvent, TableResult } from "../events/run-event.js";
 import type { PlanFlags } from "../plan/plan-table.js";
 import { checkTables, isConfigError } from "./check-tables.js";
 import { pacedSource, RunPacing } from "./paced-source.js";
-import { type PreparedTable, prepareTable } from "./prepare-table.js";
+import { type PreparedTable, prepareTable, sourceRequest } from "./prepare-table.js";
 import type { ProjectSession, ProjectTable } from "./project-session.js";
 import { runPrepared } from "./run-table.js";
 import { classifyFailure, tableResult } from "./table-outcome.js";
@@ -122,10 +122,15 @@ async function loadOne(
   const name = formatTargetTable(table.config.target);
   let release: (() => Promise<void>) | undefined;
   try {
+    const source = await session.source(table.source);
+    // The source describes the table while the target opens (DuckDB opens its file on a thread of
+    // its own); a failure of the description is reported after the target's, as before.
+    const describing = source.describeTable(sourceRequest(table.config));
+    describing.catch(() => {});
     const target = await session.targetConnection();
     if (target.capabilities.locking && target.lockTable) release = (await target.lockTable(table.config.target)).release;
-    const source = await session.source(table.source);
-    const prepared = await prepareTable({ table, source, target, flags: options.flags, now, runId });
+    const described = await describing;
+    const prepared = await prepareTable({ table, source, target, flags: options.flags, now, runId, described });
     options.emit({ type: "table_planned", table: name, plan: prepared.plan });
     for (const message of prepared.plan.warnings ?? []) options.emit({ type: "table_warning", table: name, message });
     const paced = pacing.for(table.source, prepared.rateLimit);
