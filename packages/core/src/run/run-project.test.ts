@@ -22,18 +22,22 @@ const tableConfig = (name: string, settings: TableConfig["settings"] = {}): Tabl
   where: () => location,
 });
 
+/** A project of `tables` on source `app`, its target and source served by the connectors named. */
+const projectConfig = (tables: TableConfig[], targetConnector = "memory", sourceConnector = "memory") =>
+  ({
+    file: "/p/sqlload.toml",
+    dir: "/p",
+    target: { connector: targetConnector, schema: "raw", options: {}, location },
+    sources: [{ name: "app", connector: sourceConnector, options: {}, tables, location }],
+    secrets: [],
+  }) as unknown as ProjectConfig;
+
 function project(
   target: MemoryTarget,
   tables: TableConfig[],
   source = new MemorySource({ columns, rows: [{ id: 1n, k: 1n }], cursorColumn: "k" }),
 ) {
-  const config = {
-    file: "/p/sqlload.toml",
-    dir: "/p",
-    target: { connector: "memory", schema: "raw", options: {}, location },
-    sources: [{ name: "app", connector: "memory", options: {}, tables, location }],
-    secrets: [],
-  } as unknown as ProjectConfig;
+  const config = projectConfig(tables);
   const connector = defineConnector({
     manifest: { name: "memory", version: "1.0.0" },
     source: async () => source,
@@ -90,13 +94,7 @@ describe("loadProject", () => {
     const target = new MemoryTarget();
     let describedWhenOpening: number | undefined;
     let failOpen = false;
-    const config = {
-      file: "/p/sqlload.toml",
-      dir: "/p",
-      target: { connector: "memory", schema: "raw", options: {}, location },
-      sources: [{ name: "app", connector: "memory", options: {}, tables: [tableConfig("a")], location }],
-      secrets: [],
-    } as unknown as ProjectConfig;
+    const config = projectConfig([tableConfig("a")]);
     const connector = defineConnector({
       manifest: { name: "memory", version: "1.0.0" },
       source: async () => source,
@@ -125,13 +123,7 @@ describe("loadProject", () => {
   it("refuses logged tables on a data-then-log target before anything connects", async () => {
     let connected = false;
     const source = new MemorySource({ columns, rows: [], cursorColumn: "k", loggedState: true });
-    const config = {
-      file: "/p/sqlload.toml",
-      dir: "/p",
-      target: { connector: "lake", schema: "raw", options: {}, location },
-      sources: [{ name: "app", connector: "code", options: {}, tables: [tableConfig("a")], location }],
-      secrets: [],
-    } as unknown as ProjectConfig;
+    const config = projectConfig([tableConfig("a")], "lake", "code");
     const connectors = {
       lake: defineConnector({
         manifest: { name: "lake", version: "1.0.0" },
