@@ -90,6 +90,7 @@ function writeCache(file: string, data: Buffer): void {
       if (other !== name && other.startsWith(prefix) && other.endsWith(".v8")) rmSync(join(dir, other), { force: true });
     }
   } catch {
-    // An unwritable cache costs the next run the compile, nothing more.
+    // An unwritable cache (a full disk, a read-only folder) costs the next run the compile, nothing more.
+    rmSync(partial, { force: true });
   }
 }
