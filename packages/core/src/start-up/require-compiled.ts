@@ -91,6 +91,10 @@ function writeCache(file: string, data: Buffer): void {
     }
   } catch {
     // An unwritable cache (a full disk, a read-only folder) costs the next run the compile, nothing more.
-    rmSync(partial, { force: true });
+    try {
+      rmSync(partial, { force: true });
+    } catch {
+      // Nothing more to do about a folder that refuses even that.
+    }
   }
 }
