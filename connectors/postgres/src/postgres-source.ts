@@ -42,8 +42,8 @@ export interface ResolvedCursor {
   readonly expression: string;
   /** Text that already sorts by code point, compared without `COLLATE "C"`. */
   readonly native: boolean;
-  /** A valid btree index leads with the cursor in the order reads compare it. */
-  readonly indexed: boolean;
+  /** A valid btree index leads with the cursor in the order reads compare it; not looked up for a read. */
+  readonly indexed?: boolean | undefined;
   /** Index into `columns`. */
   readonly index: number;
 }
@@ -54,9 +54,15 @@ export const SNAPSHOT_NOTE =
 
 /**
  * Looks the table up and works out its columns, cursor and notes. Runs on the pool for `plan`,
- * and again inside the snapshot when the table is opened, so a read matches the table it reads.
+ * and again inside the snapshot when the table is opened, so a read matches the table it reads;
+ * that one skips the cursor's indexes (`indexes: false`), which only planning asks about.
  */
-export async function resolveTable(db: Queryable, request: SourceTableRequest, sourceName: string): Promise<ResolvedTable> {
+export async function resolveTable(
+  db: Queryable,
+  request: SourceTableRequest,
+  sourceName: string,
+  { indexes = true }: { readonly indexes?: boolean } = {},
+): Promise<ResolvedTable> {
   const ref = request.table;
   const display = request.table.key;
   const oid = await findTable(db, ref);
@@ -94,6 +100,7 @@ export async function resolveTable(db: Queryable, request: SourceTableRequest, s
 
   const native = kind === "text" && sortsByCodePoint(column, await defaultCollationIsCodePoint(db));
   const expression = cursorExpression(column, kind, native);
+  if (!indexes) return { sql: qualifiedName(ref), display, columns, cursor: { column, kind, expression, native, index }, notes };
   const btrees = (await indexesLeadingWith(db, oid, column.name)).filter((i) => i.method === "btree");
   const usable = btrees.filter((i) => kind !== "text" || (native ? i.collation === column.collation : i.collation === "C"));
   const indexed = usable.length > 0;
@@ -187,7 +194,7 @@ export class PostgresSource implements SourceConnection {
     });
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      const resolved = await resolveTable(client, request, this.name);
+      const resolved = await resolveTable(client, request, this.name, { indexes: false });
       const reader = new PostgresTableReader(
         client,
         resolved,
