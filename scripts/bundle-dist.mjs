@@ -180,12 +180,11 @@ for (const chunk of output) {
 
 // Every package whose code was built in, with its license, as their licenses ask.
 const inlined = new Map();
-for (const chunk of output) {
-  for (const id of [...(chunk.type === "chunk" ? chunk.moduleIds : []), ...vendorModules.splice(0)]) {
-    if (!id.includes("/node_modules/")) continue;
-    const manifest = findManifest(id);
-    if (!inlined.has(manifest)) inlined.set(manifest, JSON.parse(readFileSync(manifest, "utf8")));
-  }
+const builtIn = [...output.flatMap((chunk) => (chunk.type === "chunk" ? chunk.moduleIds : [])), ...vendorModules];
+for (const id of builtIn) {
+  if (!id.includes("/node_modules/")) continue;
+  const manifest = findManifest(id);
+  if (!inlined.has(manifest)) inlined.set(manifest, JSON.parse(readFileSync(manifest, "utf8")));
 }
 if (inlined.size > 0) {
   const notices = [...inlined]
