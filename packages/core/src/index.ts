@@ -162,7 +162,7 @@ export { type CrashPoint, crashPoint } from "./run/crash-points.js";
 export { type ReadPath, readPath, readPathNote } from "./run/file-scan-path.js";
 export { mergeTableSettings } from "./run/merge-settings.js";
 export { type Pacing, pacedSource, pacingFor, RunPacing } from "./run/paced-source.js";
-export { type LoggedStart, type PreparedTable, prepareTable } from "./run/prepare-table.js";
+export { type LoggedStart, type PreparedTable, prepareTable, sourceRequest } from "./run/prepare-table.js";
 export { type ConnectorLookup, ProjectSession, type ProjectTable } from "./run/project-session.js";
 export { inCursorRange, keepInRange, overlapsCursorRange, spanInCursorRange } from "./run/range-filter.js";
 export { pause, RateLimiter } from "./run/rate-limiter.js";

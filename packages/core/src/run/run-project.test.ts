@@ -86,10 +86,10 @@ describe("loadProject", () => {
     const describe = source.describeTable.bind(source);
     let describes = 0;
     let failDescribe = false;
-    source.describeTable = async (request) => {
+    source.describeTable = async () => {
       describes++;
       if (failDescribe && describes > 1) throw new Error("the table went away");
-      return describe(request);
+      return describe();
     };
     const target = new MemoryTarget();
     let describedWhenOpening: number | undefined;
