@@ -48,6 +48,20 @@ describe("EmulatorDatabase", () => {
     a.close();
   });
 
+  it("takes the same catalog change from sessions at once as the warehouses do: one makes it, the others find it made", async () => {
+    const sessions = await Promise.all(Array.from({ length: 4 }, () => db.session()));
+    for (let round = 0; round < 25; round++) {
+      const results = await Promise.allSettled(
+        sessions.map(async (s) => {
+          await s.run(`CREATE SCHEMA IF NOT EXISTS s${round}`);
+          await s.run(`CREATE TABLE IF NOT EXISTS s${round}.log (seq BIGINT, body VARCHAR)`);
+        }),
+      );
+      expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    }
+    for (const s of sessions) s.close();
+  });
+
   it("reports rows changed and typed columns", async () => {
     const result = await db.query("INSERT INTO t VALUES (1, 'a'), (2, 'b')");
     expect(result.rowsChanged).toBe(2);

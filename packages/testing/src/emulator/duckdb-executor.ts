@@ -18,7 +18,12 @@ export interface StatementResult {
 
 export type Parameters = Readonly<Record<string, DuckDBValue>> | readonly DuckDBValue[];
 
+/** A statement that changes the catalog (DuckDB's spelling of it: the front ends translate first). */
+const CATALOG_CHANGE = /^\s*(?:CREATE|DROP|ALTER)\b/i;
+
 export class EmulatorDatabase {
+  private catalogTurn: Promise<unknown> = Promise.resolve();
+
   private constructor(
     private readonly instance: DuckDBInstance,
     /** Which open transaction has written which table (BigQuery aborts a second writer of one table). */
@@ -51,6 +56,18 @@ export class EmulatorDatabase {
     } finally {
       session.close();
     }
+  }
+
+  /**
+   * Runs catalog changes made outside a transaction one at a time. The warehouses serialize them:
+   * two sessions creating the same table `IF NOT EXISTS` at once both succeed, one making it. DuckDB's
+   * catalog is optimistic and fails the second ("Catalog write-write conflict"), which is DuckDB's
+   * behaviour, not the vendor's.
+   */
+  serializeCatalogChange<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.catalogTurn.then(work);
+    this.catalogTurn = turn.catch(() => undefined);
+    return turn;
   }
 
   close(): void {
@@ -109,7 +126,12 @@ export class EmulatorSession {
   }
 
   /** Runs one DuckDB statement in this session (inside its transaction when one is open). */
-  async run(sql: string, params?: Parameters): Promise<StatementResult> {
+  run(sql: string, params?: Parameters): Promise<StatementResult> {
+    if (!this.open && CATALOG_CHANGE.test(sql)) return this.database.serializeCatalogChange(() => this.execute(sql, params));
+    return this.execute(sql, params);
+  }
+
+  private async execute(sql: string, params?: Parameters): Promise<StatementResult> {
     try {
       const reader = await this.connection.runAndReadAll(sql, params as Record<string, DuckDBValue> | DuckDBValue[] | undefined);
       const names = reader.columnNames();
