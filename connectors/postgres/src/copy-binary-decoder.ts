@@ -310,14 +310,8 @@ export class CopyBinaryDecoder {
       else if (len < 0) hasNull[c] = 1;
     }
     if (q !== next) return false;
-    const bufs = index.bufs;
-    let bufIndex = bufs.length - 1;
-    if (bufIndex < 0 || bufs[bufIndex] !== buf) {
-      bufIndex = bufs.push(buf) - 1;
-      index.views.push(view);
-    }
     this.rows++;
-    index.rowBuf[r] = bufIndex;
+    index.rowBuf[r] = this.bufIndexOf(buf, view);
     index.rowStart[r] = start;
     this.batchBytes += next - start;
     const run = this.run;
@@ -329,6 +323,15 @@ export class CopyBinaryDecoder {
       run.to = next;
     }
     return true;
+  }
+
+  /** Where the batch keeps `buf` (the chunk a row lies in): the last chunk it noted, or `buf` noted now. */
+  private bufIndexOf(buf: Buffer, view: DataView): number {
+    const { bufs, views } = this.index;
+    const last = bufs.length - 1;
+    if (last >= 0 && bufs[last] === buf) return last;
+    views.push(view);
+    return bufs.push(buf) - 1;
   }
 
   /** Walks the rows of `buf` from `start` to `end`, completing batches into `out`; keeps a cut row as pending. */
@@ -353,8 +356,7 @@ export class CopyBinaryDecoder {
       this.headerDone = true;
     }
     let rawStart = pos;
-    const bufs = this.index.bufs;
-    let bufIndex = bufs.length > 0 && bufs[bufs.length - 1] === buf ? bufs.length - 1 : -1;
+    let bufIndex = -1;
     let { rowStart, hasNull } = this.index;
     const ncols = this.wires.length;
     const capacity = this.capacity;
@@ -379,10 +381,7 @@ export class CopyBinaryDecoder {
           if (q > end) break rows;
         } else if (len < 0) hasNull[c] = 1;
       }
-      if (bufIndex < 0) {
-        bufIndex = this.index.bufs.push(buf) - 1;
-        this.index.views.push(view);
-      }
+      if (bufIndex < 0) bufIndex = this.bufIndexOf(buf, view);
       if (this.index.eager) this.index.eager.complete = false;
       this.index.rowBuf[r] = bufIndex;
       rowStart[r] = pos;
