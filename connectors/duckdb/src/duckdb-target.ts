@@ -125,15 +125,13 @@ export class DuckDBTarget implements TargetConnection {
           const statements = existing ? evolveStatements(ref, existing, columns) : createStatements(ref, columns);
           // Nothing to change: the table is as described (this connection holds the target's DDL turn).
           if (existing && statements.length === 0) return existing.map(toColumn);
-          if (statements.length > 0) {
-            await connection.run("BEGIN TRANSACTION");
-            try {
-              for (const sql of statements) await connection.run(sql);
-              await connection.run("COMMIT");
-            } catch (error) {
-              await connection.run("ROLLBACK").catch(() => undefined);
-              throw error;
-            }
+          await connection.run("BEGIN TRANSACTION");
+          try {
+            for (const sql of statements) await connection.run(sql);
+            await connection.run("COMMIT");
+          } catch (error) {
+            await connection.run("ROLLBACK").catch(() => undefined);
+            throw error;
           }
           return ((await describeRelation(connection, ref.schema, ref.name)) ?? []).map(toColumn);
         } finally {
