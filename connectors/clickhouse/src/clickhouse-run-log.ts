@@ -72,11 +72,18 @@ export async function insertRunLog(
   );
 }
 
-export async function selectRunLog(session: ClickHouseSession, database: string, targetName: string): Promise<RunLogRow[]> {
+/** The table's committed records in the order written; with `last`, only the newest `last`. */
+export async function selectRunLog(
+  session: ClickHouseSession,
+  database: string,
+  targetName: string,
+  last?: number,
+): Promise<RunLogRow[]> {
   if (!(await runLogExists(session, database))) return [];
   const rows = await session.query<RunLogColumns>(
-    `SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} ORDER BY pos`,
-    { t: targetName },
+    `SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} ORDER BY pos${last === undefined ? "" : " DESC LIMIT {last:UInt32}"}`,
+    last === undefined ? { t: targetName } : { t: targetName, last },
   );
+  if (last !== undefined) rows.reverse();
   return rows.map(runLogRowFromColumns);
 }

@@ -386,8 +386,9 @@ async function journalRows(session: ClickHouseSession, ref: TargetTableRef, name
  * The run log as readers should see it: the logged records, then those of publishes that have
  * landed (or only log) but whose records a crash kept from the log, which the next run appends.
  */
-export async function visibleRunLog(session: ClickHouseSession, ref: TargetTableRef): Promise<RunLogRow[]> {
-  const rows = await selectRunLog(session, ref.schema, ref.name);
+export async function visibleRunLog(session: ClickHouseSession, ref: TargetTableRef, last?: number): Promise<RunLogRow[]> {
+  // A journal's records are newer than every logged one: with them, the newest logged stay the log's newest.
+  const rows = await selectRunLog(session, ref.schema, ref.name, last);
   for (const { name, journal } of await journalsOf(session, ref)) {
     if (journal.build && (await tableUuid(session, ref.schema, ref.name)) !== journal.after) continue;
     if (await hasPublish(session, ref.schema, ref.name, journal.id)) continue;

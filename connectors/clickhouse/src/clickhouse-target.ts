@@ -9,6 +9,7 @@ import {
   formatLogicalType,
   formatTargetTable,
   holds,
+  type RunLogReadOptions,
   type RunLogRow,
   SqlloadError,
   type TargetCapabilities,
@@ -177,8 +178,8 @@ export class ClickHouseTarget implements TargetConnection {
     await this.guard(ref, "discarding what was staged for", () => this.stage(ref).discard());
   }
 
-  readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
-    return this.guard(ref, "reading the run log of", () => visibleRunLog(this.session, ref));
+  readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
+    return this.guard(ref, "reading the run log of", () => visibleRunLog(this.session, ref, options?.last));
   }
 
   /**

@@ -59,7 +59,7 @@ for (const engine of engines()) {
         },
         publish: (ref) => inner.publish(ref),
         discard: (ref) => inner.discard(ref),
-        readRunLog: (ref) => inner.readRunLog(ref),
+        readRunLog: (ref, options) => inner.readRunLog(ref, options),
         lockTable: (ref) => inner.lockTable(ref),
         close: () => inner.close(),
       };

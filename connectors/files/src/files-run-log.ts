@@ -28,10 +28,16 @@ export async function writeRunLogRecord(store: FileStore, ref: TargetTableRef, s
 }
 
 /**
- * The committed records in order. One that does not parse comes back with its raw text as the
- * body, so core's decoder reports it (SL500) and blocks only this table.
+ * The committed records in order; with `last`, only the newest `last` objects are read. One that
+ * does not parse comes back with its raw text as the body, so core's decoder reports it (SL500)
+ * and blocks only this table.
  */
-export async function readRunLogRecords(store: FileStore, ref: TargetTableRef, manifest: Manifest | null): Promise<RunLogRow[]> {
+export async function readRunLogRecords(
+  store: FileStore,
+  ref: TargetTableRef,
+  manifest: Manifest | null,
+  last?: number,
+): Promise<RunLogRow[]> {
   if (!manifest) return [];
   const dir = `${tableDir(ref)}/${RUNS_DIR}`;
   const files = (await store.list(dir))
@@ -39,9 +45,13 @@ export async function readRunLogRecords(store: FileStore, ref: TargetTableRef, m
     .filter((f): f is { path: string; seq: number } => f.seq !== undefined && f.seq <= manifest.runLog.last)
     .sort((a, b) => a.seq - b.seq);
   const rows: RunLogRow[] = [];
-  for (const file of files) {
+  for (const file of last === undefined ? files : files.slice(-last)) {
     const bytes = await store.read(file.path);
-    if (!bytes) continue;
+    if (!bytes) {
+      // Gone since the listing: newest records fewer than asked for would pass for the whole log.
+      if (last !== undefined) return readRunLogRecords(store, ref, manifest);
+      continue;
+    }
     const text = Buffer.from(bytes).toString("utf8");
     try {
       const record = JSON.parse(text) as Record<string, unknown>;

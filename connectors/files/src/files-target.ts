@@ -12,6 +12,7 @@ import {
   formatTargetTable,
   holds,
   maxCursor,
+  type RunLogReadOptions,
   type RunLogRow,
   SqlloadError,
   type TargetCapabilities,
@@ -178,9 +179,9 @@ export class FilesTarget implements TargetConnection {
     });
   }
 
-  async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+  async readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
     const manifest = await readManifest(this.store, ref, formatTargetTable(ref));
-    return readRunLogRecords(this.store, ref, manifest);
+    return readRunLogRecords(this.store, ref, manifest, options?.last);
   }
 
   /**

@@ -34,20 +34,30 @@ function isoOfMicros(micros: bigint): string {
 
 /**
  * The records of one table (`formatTargetTable(ref)`, as core names it) in the order they were
- * written; with `runId`, only that run's.
+ * written; with `runId`, only that run's; with `last`, only the newest `last` (the primary key,
+ * read backwards, finds them without reading the rest of the log).
  */
-export async function readRunLog(db: Queryable, schema: string, table: string, runId?: string): Promise<RunLogRow[]> {
+export async function readRunLog(
+  db: Queryable,
+  schema: string,
+  table: string,
+  only: { readonly runId?: string | undefined; readonly last?: number | undefined } = {},
+): Promise<RunLogRow[]> {
   if ((await findTable(db, { schema, name: RUN_LOG_TABLE })) === null) return [];
+  const params: unknown[] = [table];
+  const run = only.runId === undefined ? "" : ` AND run_id = $${params.push(only.runId)}`;
+  const newest = only.last === undefined ? "" : ` DESC LIMIT $${params.push(only.last)}`;
   const result = await db.query<{ run_id: string; table_name: string; at: string; format_version: number; body: string }>(
     `SELECT run_id, table_name,
             (extract(epoch from date_trunc('second', at AT TIME ZONE 'UTC'))::int8 * 1000000
               + extract(microseconds from at AT TIME ZONE 'UTC')::int8 % 1000000)::text AS at,
             format_version, body
      FROM ${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)}
-     WHERE table_name = $1${runId === undefined ? "" : " AND run_id = $2"}
-     ORDER BY seq`,
-    runId === undefined ? [table] : [table, runId],
+     WHERE table_name = $1${run}
+     ORDER BY seq${newest}`,
+    params,
   );
+  if (newest) result.rows.reverse();
   return result.rows.map((r) => ({
     runId: r.run_id,
     table: r.table_name,

@@ -10,6 +10,7 @@ import {
   formatLogicalType,
   formatTargetTable,
   holds,
+  type RunLogReadOptions,
   type RunLogRow,
   SqlloadError,
   type TargetCapabilities,
@@ -216,9 +217,9 @@ export class PostgresTarget implements TargetConnection {
     );
   }
 
-  async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+  async readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
     return this.withClient(`reading the run log of ${formatTargetTable(ref)}`, ref, (client) =>
-      readRunLog(client, ref.schema, formatTargetTable(ref)),
+      readRunLog(client, ref.schema, formatTargetTable(ref), { last: options?.last }),
     );
   }
 

@@ -233,6 +233,9 @@ describe("append and delete_insert", () => {
     await load(ref, EVENTS, [{ id: 10, at: T0, note: "x" }], { before: (unit) => unit.appendRunLog(first) });
     await load(ref, EVENTS, [], { before: (unit) => unit.appendRunLog(second) });
     expect(await target.readRunLog(ref)).toEqual([first, second]);
+    // A load asks for the newest few: only those are read, still oldest first.
+    expect(await target.readRunLog(ref, { last: 1 })).toEqual([second]);
+    expect(await target.readRunLog(ref, { last: 3 })).toEqual([first, second]);
     expect(await target.readRunLog({ schema: "raw", name: "app__other" })).toEqual([]);
     expect(await target.readRunLog({ schema: "nowhere", name: "x" })).toEqual([]);
   });

@@ -92,6 +92,7 @@ export type {
   CommitUnitOptions,
   EnsureTableOptions,
   PlanNoteContext,
+  RunLogReadOptions,
   TargetConnection,
   TargetTableInfo,
   WriteStrategy,

@@ -21,6 +21,11 @@ export interface TargetTableInfo {
   readonly collations?: Readonly<Record<string, string>> | undefined;
 }
 
+export interface RunLogReadOptions {
+  /** Enough: the newest `last` rows. */
+  readonly last?: number | undefined;
+}
+
 export interface CommitUnitOptions {
   /**
    * How `write` lands rows: `append` and `delete_insert` insert, `merge` upserts on `primaryKey`,
@@ -136,8 +141,13 @@ export interface TargetConnection {
   publish?(ref: TargetTableRef): Promise<void>;
   /** Staged targets only: drops what the table's units staged but did not publish (a failed or stopped run). */
   discard?(ref: TargetTableRef): Promise<void>;
-  /** The table's run-log rows in the order they were written: those whose `table` is `formatTargetTable(ref)`. */
-  readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]>;
+  /**
+   * The table's run-log rows in the order they were written: those whose `table` is
+   * `formatTargetTable(ref)`. With `last`, only the newest `last` of them are needed, still in
+   * the order written: a load reads its position from the end of a log that grows by a record per
+   * commit. Returning them all instead is correct, only slower.
+   */
+  readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]>;
   /**
    * Targets declaring `resumableReload`: where a reload of `ref` is built while `ref` stays live
    * (a name beside it, such as `<name>__sqlload_reload`). Core reads, creates and evolves it with

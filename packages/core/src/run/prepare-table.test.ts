@@ -181,3 +181,84 @@ describe("prepareTable: the target's notes and the rate limit", () => {
     expect((await prepare(targetWith([1]), {})).rateLimit).toBeUndefined();
   });
 });
+
+describe("prepareTable: a long run log", () => {
+  // A target that returns the whole log whatever it is asked: what the plan must equal.
+  class WholeLogTarget extends MemoryTarget {
+    override readRunLog(ref: typeof TARGET_REF) {
+      return super.readRunLog(ref);
+    }
+  }
+  const build = (make: () => MemoryTarget, records: (Partial<RunLogRecord> & { event: RunLogRecord["event"] })[]) => {
+    const target = make();
+    target.tables.set(NAME, { columns, rows: [1, 500].map((k, i) => ({ id: BigInt(i + 1), k: BigInt(k) })) });
+    for (const record of records) log(target, record);
+    return target;
+  };
+  const runs = (n: number, windowed: boolean) =>
+    Array.from({ length: n }, (_, i) => ({
+      event: "run" as const,
+      runId: `r${i}`,
+      cursor: int(500),
+      ...(windowed ? { windowEnd: int(510) } : {}),
+    }));
+  const windowed: TableSettings = { batchSize: 10n, cursorStart: "0", cursorEnd: "600" };
+
+  async function both(records: Parameters<typeof build>[1], settings: TableSettings, source?: () => MemorySource) {
+    const whole = build(() => new WholeLogTarget(), records);
+    const tail = build(() => new MemoryTarget(), records);
+    const expected = await prepare(whole, settings, { source: source?.() });
+    const prepared = await prepare(tail, settings, { source: source?.() });
+    expect(prepared.plan).toEqual(expected.plan);
+    expect(prepared.logged).toEqual(expected.logged);
+    return { prepared, reads: tail.runLogReads };
+  }
+
+  it("reads only its newest records when they decide the position", async () => {
+    expect((await both(runs(300, false), {})).reads).toEqual([100]);
+    const { prepared, reads } = await both(runs(300, true), windowed);
+    expect(reads).toEqual([100]);
+    expect(value(prepared.plan.start.windowEnd)).toBe("510");
+  });
+
+  it("reads it whole when a rollback's windowed re-load began before its newest records", async () => {
+    const reloaded = Array.from({ length: 150 }, (_, i) => ({
+      event: "run" as const,
+      runId: "again",
+      cursor: int(500),
+      windowEnd: int(20 + i),
+    }));
+    const records = [
+      { event: "run" as const, runId: "early", cursor: int(9), windowEnd: int(10) },
+      ...runs(5, true),
+      { event: "rollback" as const, runId: "rb", cursor: int(500), rollbackTo: "early", windowEnd: int(10) },
+      ...reloaded,
+    ];
+    const { prepared, reads } = await both(records, windowed);
+    expect(reads).toEqual([100, records.length]);
+    expect(value(prepared.plan.start.windowEnd)).toBe("169");
+    expect(prepared.plan.start).toMatchObject({ reason: "rollback", rollback: { runId: "early" } });
+  });
+
+  it("reads it whole to name an unreadable record by its place in the whole log", async () => {
+    const logged = () => new MemorySource({ columns, rows: [], cursorColumn: "k", loggedState: true });
+    const target = build(() => new MemoryTarget(), runs(150, false));
+    target.runLog.push({ ...target.runLog.at(-1)!, formatVersion: 99 });
+    const error = await prepare(target, {}, { source: logged() }).catch((e) => e);
+    expect(error).toMatchObject({ code: "SL500" });
+    expect(error.message).toContain("record #151 ");
+    expect(target.runLogReads).toEqual([100, 151]);
+  });
+
+  it("reads it whole when its newest records only correct the position: one before them may block the table", async () => {
+    const logged = () => new MemorySource({ columns, rows: [], cursorColumn: "k", loggedState: true });
+    const target = build(
+      () => new MemoryTarget(),
+      [...runs(5, false), ...Array(120).fill({ event: "reconcile", cursor: int(500) })],
+    );
+    target.runLog.splice(2, 0, { ...target.runLog[0]!, body: "not json" });
+    const error = await prepare(target, {}, { source: logged() }).catch((e) => e);
+    expect(error.message).toContain("record #3 ");
+    expect(target.runLogReads).toEqual([100, 126]);
+  });
+});

@@ -10,14 +10,17 @@ import type { CursorValue } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import { type PlanFlags, planTable, type TablePlan } from "../plan/plan-table.js";
 import { checkSchemaChange, schemaChange, schemaChangeNotes } from "../plan/schema-change.js";
+import { newestFirst } from "../state/history-tail.js";
 import type { Json } from "../state/json.js";
-import { type LoggedPosition, logDisagreesWithData, loggedPosition } from "../state/logged-state.js";
+import { type LoggedPosition, logDisagreesWithData } from "../state/logged-state.js";
+import { reloadInProgress } from "../state/reload-progress.js";
 import { pendingRollback } from "../state/rollback.js";
 import type { RunLogRow } from "../state/run-log.js";
 import { commitSchedule } from "./commit-schedule.js";
 import { readPath, readPathNote } from "./file-scan-path.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
+import { readLoggedPosition } from "./read-logged-position.js";
 import { prepareReloadBuild } from "./reload-build.js";
 import { IN_PLACE_NOTE, replacesWithRecord } from "./replace-with-record.js";
 import { resolveCursor } from "./resolve-cursor.js";
@@ -87,9 +90,13 @@ export async function prepareTable(args: {
   const windowed = windowSize(settings) !== undefined;
   // The run log is read once, for a windowed table's position, a reload in progress, a pending rollback and a logged table's state.
   const readsLog = (cursor && (windowed || targetInfo)) || info.loggedState;
-  const position = readsLog
-    ? loggedPosition([...(await target.readRunLog(config.target)), ...(args.pendingRecords ?? [])])
-    : undefined;
+  // Every walk of the history below, so that the log's newest records are known to decide them all.
+  const walks = (logged: LoggedPosition) => {
+    reloadInProgress(logged.history);
+    if (cursor) pendingRollback(logged.history, cursor.kind);
+    if (cursor) lastWindow(logged, cursor.kind);
+  };
+  const position = readsLog ? await readLoggedPosition(target, config.target, args.pendingRecords ?? [], walks) : undefined;
   const strategy = settings.writeStrategy ?? (settings.cursorColumn ? "delete_insert" : "replace");
   // A resumable reload's build stands in for the table: its columns, its maximum, its position.
   const build =
@@ -218,8 +225,7 @@ function checkColumnsExist(settings: TableSettings, columns: readonly Column[] |
  * the last reset: an unreadable record or a reset in between means no window position (the data wins).
  */
 function lastWindow(position: LoggedPosition, kind: CursorKind) {
-  for (let i = position.history.length - 1; i >= 0; i--) {
-    const entry = position.history[i]!;
+  for (const entry of newestFirst(position.history)) {
     // After a rollback the window position is the rollback's (see pendingRollback).
     if ("error" in entry || entry.record.event === "reset" || entry.record.event === "rollback") return undefined;
     if (entry.record.event !== "run") continue;

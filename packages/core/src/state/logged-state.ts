@@ -1,5 +1,6 @@
 import { type CursorValue, cursorEquals } from "../cursor/cursor-value.js";
 import { isSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
+import { EarlierRecordsNeeded, markTail } from "./history-tail.js";
 import type { Json } from "./json.js";
 import { decodeRunLogRow, type RunLogRecord, type RunLogRow } from "./run-log.js";
 
@@ -30,16 +31,31 @@ export function logDisagreesWithData(position: LoggedPosition, dataMax: CursorVa
   return hasCursor && position.record !== undefined && !cursorEquals(position.cursor, dataMax);
 }
 
-/** Decodes a table's run log and finds its current position. Never throws: unreadable rows are entries. */
-export function loggedPosition(rows: readonly RunLogRow[]): LoggedPosition {
+/**
+ * Decodes a table's run log and finds its current position. Never throws on the whole log:
+ * unreadable rows are entries. With `tail`, `rows` are only the log's newest records (see
+ * history-tail.ts), and it throws EarlierRecordsNeeded when they cannot tell the position alone:
+ * - an unreadable one: its message numbers it in the whole log;
+ * - none that sets a position or commits a load (reset, rollback, run): an unreadable record
+ *   before them would still block the table. A load of a blocked table fails before it commits,
+ *   so one load commit among them shows there is none.
+ */
+export function loggedPosition(rows: readonly RunLogRow[], options?: { readonly tail?: boolean }): LoggedPosition {
+  const tail = options?.tail === true;
   const history: HistoryEntry[] = rows.map((row, index) => {
     try {
       return { record: decodeRunLogRow(row, index), index };
     } catch (error) {
       if (!isSqlloadError(error)) throw error;
+      if (tail) throw new EarlierRecordsNeeded();
       return { error, row, index };
     }
   });
+  if (tail) {
+    markTail(history);
+    const settles = (entry: HistoryEntry) => "record" in entry && ["reset", "rollback", "run"].includes(entry.record.event);
+    if (!history.some(settles)) throw new EarlierRecordsNeeded();
+  }
   let record: RunLogRecord | undefined;
   let blocking: SqlloadError | undefined;
   for (const entry of history) {

@@ -1,4 +1,5 @@
 import type { CursorValue } from "../cursor/cursor-value.js";
+import { newestFirst } from "./history-tail.js";
 import type { HistoryEntry } from "./logged-state.js";
 import type { RunLogRecord } from "./run-log.js";
 
@@ -20,8 +21,7 @@ export interface ReloadInProgress {
  * commit after the build, ends it. An unreadable load commit hides whatever came before it.
  */
 export function reloadInProgress(history: readonly HistoryEntry[]): ReloadInProgress | undefined {
-  for (let i = history.length - 1; i >= 0; i--) {
-    const entry = history[i]!;
+  for (const entry of newestFirst(history)) {
     if ("error" in entry) return undefined;
     const record = entry.record;
     if (record.event !== "run") continue;

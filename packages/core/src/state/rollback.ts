@@ -1,6 +1,7 @@
 import type { CursorKind } from "../cursor/cursor-kind.js";
 import { type CursorValue, compareCursor } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
+import { newestFirst } from "./history-tail.js";
 import type { HistoryEntry } from "./logged-state.js";
 import type { RunLogRecord } from "./run-log.js";
 
@@ -28,8 +29,7 @@ export interface PendingRollback {
  */
 export function pendingRollback(history: readonly HistoryEntry[], kind: CursorKind): PendingRollback | undefined {
   let latestWindow: RunLogRecord | undefined;
-  for (let i = history.length - 1; i >= 0; i--) {
-    const entry = history[i]!;
+  for (const entry of newestFirst(history)) {
     if ("error" in entry) return undefined;
     const record = entry.record;
     // A reload, built or swapped in, starts the table over: an earlier rollback no longer applies.
@@ -37,15 +37,19 @@ export function pendingRollback(history: readonly HistoryEntry[], kind: CursorKi
     if (record.event === "run") {
       // Only windows re-loaded since the rollback continue it; any other commit ends it.
       if (!record.windowEnd) return undefined;
-      latestWindow ??= record;
+      if (!latestWindow) {
+        latestWindow = record;
+        // A re-load that reached the old maximum ended whatever rollback came before it: decided
+        // here, which keeps a windowed table's walk from going over its whole history.
+        const reached = record.cursor && compareCursor(record.windowEnd, record.cursor) >= 0;
+        if (record.windowEnd.kind !== kind || reached) return undefined;
+      }
       continue;
     }
     if (record.event !== "rollback" || record.rollbackTo === undefined) return undefined;
     const reason = record.note ?? `rollback to run ${record.rollbackTo}`;
     if (latestWindow) {
       const end = latestWindow.windowEnd!;
-      const reached = latestWindow.cursor && compareCursor(end, latestWindow.cursor) >= 0;
-      if (end.kind !== kind || reached) return undefined;
       return { runId: record.rollbackTo, reason, from: end, windowEnd: end, dataMax: latestWindow.cursor ?? null };
     }
     const windowEnd = record.windowEnd?.kind === kind ? record.windowEnd : undefined;

@@ -3,7 +3,13 @@ import type { Column } from "../../connector/logical-types.js";
 import { batchFromRows, batchToRows, columnMaxCursor, cursorAt, type RecordBatch } from "../../connector/record-batch.js";
 import type { CursorRange } from "../../connector/source.js";
 import { formatTargetTable, RELOAD_BUILD_SUFFIX, type TargetTableRef } from "../../connector/table-ref.js";
-import type { CommitUnit, CommitUnitOptions, TargetConnection, TargetTableInfo } from "../../connector/target.js";
+import type {
+  CommitUnit,
+  CommitUnitOptions,
+  RunLogReadOptions,
+  TargetConnection,
+  TargetTableInfo,
+} from "../../connector/target.js";
 import type { CursorKind } from "../../cursor/cursor-kind.js";
 import type { CursorValue } from "../../cursor/cursor-value.js";
 import { SqlloadError } from "../../errors/sqlload-error.js";
@@ -54,6 +60,8 @@ export class MemoryTarget implements TargetConnection {
   swapReloadBuild?: (ref: TargetTableRef, row: RunLogRow) => Promise<void>;
   dropReloadBuild?: (ref: TargetTableRef) => Promise<void>;
   failures: InjectedFailure[] = [];
+  /** How many rows each `readRunLog` returned. */
+  readonly runLogReads: number[] = [];
 
   constructor(capabilities: Partial<TargetCapabilities> = {}) {
     this.capabilities = { ...defaultTargetCapabilities, ...capabilities };
@@ -177,9 +185,12 @@ export class MemoryTarget implements TargetConnection {
     };
   }
 
-  async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+  async readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
     const name = formatTargetTable(ref);
-    return this.runLog.filter((r) => r.table === name);
+    const rows = this.runLog.filter((r) => r.table === name);
+    const read = options?.last === undefined ? rows : rows.slice(-options.last);
+    this.runLogReads.push(read.length);
+    return read;
   }
 
   async close(): Promise<void> {}

@@ -1,0 +1,29 @@
+import type { TargetTableRef } from "../connector/table-ref.js";
+import type { TargetConnection } from "../connector/target.js";
+import { EarlierRecordsNeeded, RUN_LOG_TAIL } from "../state/history-tail.js";
+import { type LoggedPosition, loggedPosition } from "../state/logged-state.js";
+import type { RunLogRow } from "../state/run-log.js";
+
+/**
+ * A table's logged position for a load: from the newest records of its run log when they decide
+ * it, and every walk `walks` makes of its history, else from the whole log (state/history-tail.ts).
+ * `pending` are records taken as already appended (a rollback's preview).
+ */
+export async function readLoggedPosition(
+  target: TargetConnection,
+  ref: TargetTableRef,
+  pending: readonly RunLogRow[],
+  walks: (position: LoggedPosition) => void,
+): Promise<LoggedPosition> {
+  const newest = await target.readRunLog(ref, { last: RUN_LOG_TAIL });
+  // Fewer rows than asked for are the whole log, and so are more: a target may ignore `last`.
+  if (newest.length !== RUN_LOG_TAIL) return loggedPosition([...newest, ...pending]);
+  try {
+    const position = loggedPosition([...newest, ...pending], { tail: true });
+    walks(position);
+    return position;
+  } catch (error) {
+    if (!(error instanceof EarlierRecordsNeeded)) throw error;
+  }
+  return loggedPosition([...(await target.readRunLog(ref)), ...pending]);
+}

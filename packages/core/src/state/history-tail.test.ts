@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { EarlierRecordsNeeded, isTail, newestFirst } from "./history-tail.js";
+import { loggedPosition } from "./logged-state.js";
+import { encodeRunLogRecord, type RunLogRecord } from "./run-log.js";
+
+const rec = (over: Partial<RunLogRecord>): RunLogRecord => ({
+  runId: "r1",
+  table: "raw.src__t",
+  at: "2026-11-29T00:00:00.000Z",
+  event: "run",
+  rows: 1,
+  ...over,
+});
+const rows = (records: RunLogRecord[]) => records.map(encodeRunLogRecord);
+
+describe("newestFirst", () => {
+  const records = rows([rec({ runId: "a" }), rec({ runId: "b" }), rec({ runId: "c" })]);
+  const ids = (history: ReturnType<typeof loggedPosition>["history"], stopAt?: string) => {
+    const seen: string[] = [];
+    for (const entry of newestFirst(history)) {
+      if (!("record" in entry)) continue;
+      seen.push(entry.record.runId);
+      if (entry.record.runId === stopAt) break;
+    }
+    return seen;
+  };
+
+  it("walks a whole log from its newest record to its first", () => {
+    expect(ids(loggedPosition(records).history)).toEqual(["c", "b", "a"]);
+  });
+
+  it("lets a walk stop inside a tail, and throws when one goes past its oldest record", () => {
+    const tail = loggedPosition(records, { tail: true }).history;
+    expect(isTail(tail)).toBe(true);
+    expect(ids(tail, "b")).toEqual(["c", "b"]);
+    expect(() => ids(tail)).toThrow(EarlierRecordsNeeded);
+  });
+});
+
+describe("loggedPosition of a tail", () => {
+  it("takes the position from the newest record, as the whole log would", () => {
+    const records = rows([rec({ runId: "a", state: 1 }), rec({ event: "reconcile", runId: "b", state: 2 })]);
+    expect(loggedPosition(records, { tail: true }).state).toBe(2);
+  });
+
+  it("needs earlier records for an unreadable one, or when none sets a position or commits a load", () => {
+    const unreadable = { ...encodeRunLogRecord(rec({})), body: "{" };
+    expect(() => loggedPosition([unreadable, ...rows([rec({})])], { tail: true })).toThrow(EarlierRecordsNeeded);
+    expect(loggedPosition([unreadable, ...rows([rec({})])]).blocking?.code).toBe("SL500");
+    expect(() => loggedPosition(rows([rec({ event: "reconcile" })]), { tail: true })).toThrow(EarlierRecordsNeeded);
+    for (const event of ["run", "reset", "rollback"] as const) {
+      expect(loggedPosition(rows([rec({ event: "reconcile" }), rec({ event })]), { tail: true }).blocking).toBeUndefined();
+    }
+  });
+});
