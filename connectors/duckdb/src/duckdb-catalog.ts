@@ -1,10 +1,13 @@
-import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBResultReader, DuckDBType } from "@duckdb/node-api";
 import { qualifiedName, quoteIdent, quoteString } from "./duckdb-dialect.js";
 import { duckdbErrorKind } from "./errors.js";
 
-export interface RelationColumn {
+export interface RelationColumnType {
   readonly name: string;
   readonly type: DuckDBType;
+}
+
+export interface RelationColumn extends RelationColumnType {
   readonly nullable: boolean;
 }
 
@@ -18,21 +21,27 @@ export async function describeRelation(
   schema: string,
   name: string,
 ): Promise<RelationColumn[] | null> {
-  const table = qualifiedName(schema, name);
-  let described: Record<string, unknown>[];
+  const typed = await relationTypes(connection, schema, name);
+  if (!typed) return null;
+  const described = (await connection.runAndReadAll(`DESCRIBE ${qualifiedName(schema, name)}`)).getRowObjectsJS();
+  return typed.map((column, i) => ({ ...column, nullable: described[i]?.null !== "NO" }));
+}
+
+/** The names and exact types of a relation's columns, in order, or null when it does not exist: one statement, for writes. */
+export async function relationTypes(
+  connection: DuckDBConnection,
+  schema: string,
+  name: string,
+): Promise<RelationColumnType[] | null> {
+  let typed: DuckDBResultReader;
   try {
-    described = (await connection.runAndReadAll(`DESCRIBE ${table}`)).getRowObjectsJS() as Record<string, unknown>[];
+    typed = await connection.runAndReadAll(`SELECT * FROM ${qualifiedName(schema, name)} LIMIT 0`);
   } catch (error) {
     if (duckdbErrorKind(error) === "missing_table") return null;
     throw error;
   }
-  const typed = await connection.runAndReadAll(`SELECT * FROM ${table} LIMIT 0`);
   const types = typed.columnTypes();
-  return typed.columnNames().map((columnName, i) => ({
-    name: columnName,
-    type: types[i] as DuckDBType,
-    nullable: described[i]?.null !== "NO",
-  }));
+  return typed.columnNames().map((columnName, i) => ({ name: columnName, type: types[i] as DuckDBType }));
 }
 
 export async function relationExists(connection: DuckDBConnection, schema: string, name: string): Promise<boolean> {

@@ -14,7 +14,7 @@ import {
   type TargetTableRef,
 } from "@sqlload/core";
 import { appendBatch, TableAppender } from "./duckdb-appender.js";
-import { describeRelation, type RelationColumn } from "./duckdb-catalog.js";
+import { type RelationColumnType, relationTypes } from "./duckdb-catalog.js";
 import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
@@ -77,7 +77,7 @@ class DuckDBCommitUnit implements CommitUnit {
   /** Open across the unit's writes to the table; closed before any statement that must see its rows. */
   private appender: TableAppender | undefined;
   /** The written table's columns in table order; null while it does not exist. */
-  private columns: readonly RelationColumn[] | null = null;
+  private columns: readonly RelationColumnType[] | null = null;
   private readonly table: string;
 
   constructor(
@@ -92,7 +92,7 @@ class DuckDBCommitUnit implements CommitUnit {
   }
 
   async describe(): Promise<void> {
-    this.columns = await describeRelation(this.connection, this.ref.schema, this.writeName);
+    this.columns = await relationTypes(this.connection, this.ref.schema, this.writeName);
   }
 
   async createBuildTable(columns: readonly Column[]): Promise<void> {
@@ -208,7 +208,7 @@ class DuckDBCommitUnit implements CommitUnit {
 
   async runLogOfRun(runId: string): Promise<readonly RunLogRow[]> {
     this.check();
-    return this.guard(() => selectRunLog(this.connection, this.logRef.schema, this.logRef.name, runId));
+    return this.guard(() => selectRunLog(this.connection, this.logRef.schema, this.logRef.name, { runId }));
   }
 
   async commit(): Promise<void> {
@@ -251,7 +251,7 @@ class DuckDBCommitUnit implements CommitUnit {
     if (!this.open) throw new SqlloadError("SL900", `the commit unit of ${this.label} was used after it ended`);
   }
 
-  private column(name: string, code: "SL305" | "SL208" = "SL305"): RelationColumn {
+  private column(name: string, code: "SL305" | "SL208" = "SL305"): RelationColumnType {
     const column = findColumn(this.columns ?? [], name);
     if (!column) throw new SqlloadError(code, `${this.label} has no column "${name}"`, { table: this.label });
     return column;

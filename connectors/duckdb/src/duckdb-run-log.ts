@@ -1,7 +1,7 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBResultReader } from "@duckdb/node-api";
 import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
-import { relationExists } from "./duckdb-catalog.js";
 import { qualifiedName } from "./duckdb-dialect.js";
+import { duckdbErrorKind } from "./errors.js";
 
 /**
  * The run log: `<schema>._sqlload_runs`, one row per commit, append-only. `target_name` is the
@@ -44,24 +44,39 @@ export async function insertRunLog(
   );
 }
 
-/** The table's records in the order they were written; with `runId`, only that run's. */
+/**
+ * The table's records in the order they were written; with `runId`, only that run's; with
+ * `last`, only the newest `last`.
+ */
 export async function selectRunLog(
   connection: DuckDBConnection,
   schema: string,
   targetName: string,
-  runId?: string,
+  only: { readonly runId?: string | undefined; readonly last?: number | undefined } = {},
 ): Promise<RunLogRow[]> {
-  if (!(await relationExists(connection, schema, RUN_LOG_TABLE))) return [];
-  const reader = await connection.runAndReadAll(
-    `SELECT run_id, table_name, "at", format_version, body FROM ${runLogTable(schema)}
-     WHERE target_name = $name${runId === undefined ? "" : " AND run_id = $run"} ORDER BY seq`,
-    runId === undefined ? { name: targetName } : { name: targetName, run: runId },
-  );
-  return reader.getRows().map(([runId, table, at, formatVersion, body]) => ({
+  const values: Record<string, string | number> = { name: targetName };
+  if (only.runId !== undefined) values.run = only.runId;
+  if (only.last !== undefined) values.last = only.last;
+  const newest = only.last !== undefined;
+  let reader: DuckDBResultReader;
+  try {
+    reader = await connection.runAndReadAll(
+      `SELECT run_id, table_name, "at", format_version, body FROM ${runLogTable(schema)}
+       WHERE target_name = $name${only.runId === undefined ? "" : " AND run_id = $run"}
+       ORDER BY seq${newest ? " DESC LIMIT $last" : ""}`,
+      values,
+    );
+  } catch (error) {
+    // No log yet (nor, perhaps, its schema): nothing was ever committed here.
+    if (duckdbErrorKind(error) === "missing_table") return [];
+    throw error;
+  }
+  const rows = reader.getRows().map(([runId, table, at, formatVersion, body]) => ({
     runId: String(runId),
     table: String(table),
     at: String(at),
     formatVersion: Number(formatVersion),
     body: String(body),
   }));
+  return newest ? rows.reverse() : rows;
 }

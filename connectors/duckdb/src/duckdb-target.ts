@@ -9,6 +9,7 @@ import {
   formatLogicalType,
   formatTargetTable,
   holds,
+  type RunLogReadOptions,
   type RunLogRow,
   SqlloadError,
   type TargetCapabilities,
@@ -16,7 +17,7 @@ import {
   type TargetTableInfo,
   type TargetTableRef,
 } from "@sqlload/core";
-import { columnCollations, describeRelation, type RelationColumn } from "./duckdb-catalog.js";
+import { columnCollations, describeRelation, type RelationColumn, relationTypes } from "./duckdb-catalog.js";
 import { beginCommitUnit } from "./duckdb-commit-unit.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import {
@@ -85,7 +86,7 @@ export class DuckDBTarget implements TargetConnection {
       try {
         reader = await this.connection.runAndReadAll(`SELECT max(${quoteIdent(column)}) AS m FROM ${qualifiedTable(ref)}`);
       } catch (error) {
-        const columns = await describeRelation(this.connection, ref.schema, ref.name);
+        const columns = await relationTypes(this.connection, ref.schema, ref.name);
         if (!columns || !findColumn(columns, column)) return null;
         throw error;
       }
@@ -157,8 +158,10 @@ export class DuckDBTarget implements TargetConnection {
     return this.guard(ref, "dropping the reload build of", () => dropReloadBuild(this.db, ref));
   }
 
-  readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
-    return this.guard(ref, "reading the run log of", () => selectRunLog(this.connection, ref.schema, ref.name));
+  readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
+    return this.guard(ref, "reading the run log of", () =>
+      selectRunLog(this.connection, ref.schema, ref.name, { last: options?.last }),
+    );
   }
 
   async close(): Promise<void> {

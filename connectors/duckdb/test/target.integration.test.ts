@@ -312,6 +312,9 @@ describe("commit units", () => {
     expect((await target.readRunLog(a)).map((row) => row.runId)).toEqual(["run-1", "run-3", "run-4"]);
     expect((await target.readRunLog(b)).map((row) => row.runId)).toEqual(["run-2", "run-5"]);
     expect(await target.readRunLog(ref())).toEqual([]);
+    // A load asks for the newest few: only those are read, still oldest first.
+    expect((await target.readRunLog(a, { last: 2 })).map((row) => row.runId)).toEqual(["run-3", "run-4"]);
+    expect((await target.readRunLog(b, { last: 5 })).map((row) => row.runId)).toEqual(["run-2", "run-5"]);
   });
 
   it("writes by column name, NULL for columns the batch lacks, across many chunks", async () => {
