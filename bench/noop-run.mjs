@@ -2,15 +2,18 @@
 // A no-op incremental run (the table is up to date) against `sqlload --version`, both through the
 // built CLI in child processes, best of N each, interleaved. Goal (issues 4 and 15): under 2x.
 // Wall time and CPU time are both reported: on a shared machine the CPU time is the steadier one.
-//   pnpm build && node bench/noop-run.mjs [--repeat 7] [--rows 100000] [--quick]
+// `--history N` first gives the table N more run-log records (copies of its newest), as months of
+// scheduled runs would: the log gains a record per run and is never trimmed.
+//   pnpm build && node bench/noop-run.mjs [--repeat 7] [--rows 100000] [--history 10000] [--quick]
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { arg, buildOrders, cli, describeMachine, hasFlag, importBuilt, peakRss } from "./common.mjs";
+import { arg, buildOrders, cli, describeMachine, duckdb, hasFlag, importBuilt, peakRss } from "./common.mjs";
 
 const quick = hasFlag("quick");
 const repeat = arg("repeat", quick ? 1 : 7);
 const rows = arg("rows", quick ? 1_000 : 100_000);
+const history = arg("history", 0);
 const { startPostgres } = await importBuilt("packages/testing/dist/index.js");
 
 const server = await startPostgres();
@@ -23,6 +26,7 @@ try {
   );
   const run = (args) => peakRss(process.execPath, [cli, ...args], dir);
   await run(["load"]); // the first load copies the table; every later one finds it up to date
+  if (history > 0) await lengthenRunLog(join(dir, "w.duckdb"), history);
   const noop = [];
   const version = [];
   for (let i = 0; i < repeat; i++) {
@@ -43,4 +47,21 @@ try {
 } finally {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
+}
+
+async function lengthenRunLog(file, records) {
+  const { DuckDBInstance } = duckdb();
+  const instance = await DuckDBInstance.create(file);
+  const connection = await instance.connect();
+  try {
+    await connection.run(
+      `INSERT INTO raw._sqlload_runs SELECT seq + k, run_id, table_name, target_name, "at", format_version, body
+       FROM raw._sqlload_runs, range(1, ${records + 1}) r(k) WHERE seq = (SELECT max(seq) FROM raw._sqlload_runs)`,
+    );
+    const count = (await connection.runAndReadAll("SELECT count(*) FROM raw._sqlload_runs")).getRows()[0][0];
+    console.log(`the run log holds ${count} records`);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
 }
