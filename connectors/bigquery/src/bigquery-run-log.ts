@@ -45,12 +45,15 @@ export function insertRunLogSql(
   };
 }
 
-export async function selectRunLog(jobs: BigQueryJobs, dataset: string, targetName: string): Promise<RunLogRow[]> {
+/** The table's records in the order written; with `last`, only the newest `last`. */
+export async function selectRunLog(jobs: BigQueryJobs, dataset: string, targetName: string, last?: number): Promise<RunLogRow[]> {
+  const newest = last === undefined ? "" : ` DESC LIMIT ${Math.trunc(last)}`;
   const result = await jobs.query(
-    `SELECT run_id, table_name, \`at\`, format_version, body FROM ${runLogTable(dataset)} WHERE target_name = @target_name ORDER BY seq`,
+    `SELECT run_id, table_name, \`at\`, format_version, body FROM ${runLogTable(dataset)} WHERE target_name = @target_name ORDER BY seq${newest}`,
     { target_name: { type: "STRING", value: targetName } },
   );
-  return result.rows.map((r) => ({
+  const rows = newest ? [...result.rows].reverse() : result.rows;
+  return rows.map((r) => ({
     runId: String(r.run_id),
     table: String(r.table_name),
     at: String(r.at),

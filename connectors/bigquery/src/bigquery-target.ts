@@ -10,6 +10,7 @@ import {
   formatTargetTable,
   type PlanNoteContext,
   RUN_LOG_TABLE,
+  type RunLogReadOptions,
   type RunLogRow,
   rangePredicate,
   SqlloadError,
@@ -188,11 +189,11 @@ export class BigQueryTarget implements TargetConnection {
     }
   }
 
-  readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+  readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
     return this.guard(ref, "reading the run log of", async () => {
       const dataset = this.dataset(ref);
       if (!(await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))) return [];
-      return selectRunLog(this.jobs, dataset, ref.name);
+      return selectRunLog(this.jobs, dataset, ref.name, options?.last);
     });
   }
 

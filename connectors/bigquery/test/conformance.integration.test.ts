@@ -28,6 +28,7 @@ for (const engine of engines) {
   afterAll(() => engine.stop());
 
   describeTargetConformance(`bigquery (${engine.name})`, {
+    readsNewestRunLog: true,
     skips,
     async connect(): Promise<TargetFixture> {
       const options = engine.options();

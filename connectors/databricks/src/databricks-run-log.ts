@@ -52,20 +52,26 @@ export function insertRunLogSql(
   );
 }
 
-/** The table's records in the order they were written; none when the schema has no run log yet. */
+/**
+ * The table's records in the order they were written; with `last`, only the newest `last`; none
+ * when the schema has no run log yet.
+ */
 export async function readRunLog(
   session: DatabricksSession,
   catalog: string,
   ref: TargetTableRef,
   targetName: string,
+  last?: number,
 ): Promise<RunLogRow[]> {
   const q = quoteIdentifier;
+  const newest = last === undefined ? "" : ` DESC LIMIT ${Math.trunc(last)}`;
   let rows: Awaited<ReturnType<DatabricksSession["query"]>>;
   try {
     rows = await session.query(
-      `SELECT ${q("run_id")} AS run_id, ${q("table_name")} AS table_name, ${q("at")} AS at, CAST(${q("format_version")} AS STRING) AS format_version, ${q("body")} AS body FROM ${runLogTable(catalog, ref.schema)} WHERE ${q("target_name")} = :t ORDER BY ${q("pos")}`,
+      `SELECT ${q("run_id")} AS run_id, ${q("table_name")} AS table_name, ${q("at")} AS at, CAST(${q("format_version")} AS STRING) AS format_version, ${q("body")} AS body FROM ${runLogTable(catalog, ref.schema)} WHERE ${q("target_name")} = :t ORDER BY ${q("pos")}${newest}`,
       { t: targetName },
     );
+    if (newest) rows = [...rows].reverse();
   } catch (error) {
     if (/^\[(TABLE_OR_VIEW_NOT_FOUND|SCHEMA_NOT_FOUND)\]/.test((error as Error).message ?? "")) return [];
     throw error;

@@ -9,6 +9,7 @@ import {
   formatLogicalType,
   formatTargetTable,
   parseCursor,
+  type RunLogReadOptions,
   type RunLogRow,
   SqlloadError,
   type TargetCapabilities,
@@ -146,9 +147,9 @@ export class DatabricksTarget implements TargetConnection {
     return new DatabricksCommitUnit(this.unitContext(), ref, options);
   }
 
-  readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+  readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
     return this.guard(`reading the run log of ${formatTargetTable(ref)}`, () =>
-      readRunLog(this.session, this.catalog, ref, formatTargetTable(ref)),
+      readRunLog(this.session, this.catalog, ref, formatTargetTable(ref), options?.last),
     );
   }
 

@@ -34,6 +34,7 @@ const configurations = [
 for (const [transactions, path] of configurations) {
   const label = path === "insert" ? "INSERT" : "volume";
   describeTargetConformance(`databricks (emulator, transactions = "${transactions}", ${label})`, {
+    readsNewestRunLog: true,
     skips,
     async connect() {
       const w = await started();

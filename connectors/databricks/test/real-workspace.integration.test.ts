@@ -38,6 +38,7 @@ if (missing.length > 0) {
   const settings = parseSettings(options, process.cwd());
   let schemas = 0;
   describeTargetConformance(`databricks (real workspace${options.volume ? ", volume" : ""})`, {
+    readsNewestRunLog: true,
     skips: {
       oddIdentifiers: "Unity Catalog refuses periods, spaces and control characters in table names and folds them to lower case",
       oddSchemaNames: "Unity Catalog refuses periods, spaces and control characters in schema names",

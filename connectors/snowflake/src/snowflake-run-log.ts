@@ -25,11 +25,14 @@ export function insertRunLogBinds(targetName: string, row: RunLogRow): string[] 
   return [targetName, row.runId, row.table, row.at, String(row.formatVersion), row.body, targetName];
 }
 
-export async function selectRunLog(session: SnowflakeSession, ref: TargetTableRef): Promise<RunLogRow[]> {
+/** The table's records in the order written; with `last`, only the newest `last`. */
+export async function selectRunLog(session: SnowflakeSession, ref: TargetTableRef, last?: number): Promise<RunLogRow[]> {
+  const newest = last === undefined ? "" : ` DESC LIMIT ${Math.trunc(last)}`;
   const rows = await session.runRetrying(
-    `SELECT "run_id", "table_name", "at", "format_version", "body" FROM ${qualifiedTable(runLogRef(ref.schema))} WHERE "target_name" = ? ORDER BY "pos"`,
+    `SELECT "run_id", "table_name", "at", "format_version", "body" FROM ${qualifiedTable(runLogRef(ref.schema))} WHERE "target_name" = ? ORDER BY "pos"${newest}`,
     [ref.name],
   );
+  if (newest) rows.reverse();
   return rows.map((r) => ({
     runId: String(r.run_id),
     table: String(r.table_name),

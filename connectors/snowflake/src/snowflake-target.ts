@@ -10,6 +10,7 @@ import {
   formatTargetTable,
   type PlanNoteContext,
   parseDateDays,
+  type RunLogReadOptions,
   type RunLogRow,
   SqlloadError,
   type TargetCapabilities,
@@ -169,10 +170,10 @@ export class SnowflakeTarget implements TargetConnection {
     return SnowflakeCommitUnit.open(session, ref, options, exists, this.settings.bulkLoadRows);
   }
 
-  async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+  async readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
     return guardTable(ref, "reading the run log of", async () => {
       if (!(await this.columns(runLogRef(ref.schema)))) return [];
-      return selectRunLog(this.session, ref);
+      return selectRunLog(this.session, ref, options?.last);
     });
   }
 

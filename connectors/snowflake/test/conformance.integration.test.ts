@@ -40,6 +40,7 @@ for (const { name, start } of engines) {
   });
 
   describeTargetConformance(`snowflake (${name})`, {
+    readsNewestRunLog: true,
     skips: {},
     async connect(): Promise<TargetFixture> {
       await ready;

@@ -254,10 +254,12 @@ export const bigqueryShapes: readonly Shape[] = [
   shape(
     "select_where",
     "query",
-    new RegExp(`^SELECT ((?:\\w+|\`\\w+\`)(?:, (?:\\w+|\`\\w+\`))*) FROM ${TABLE} WHERE ([\\s\\S]+?)( ORDER BY seq)?$`),
+    new RegExp(
+      `^SELECT ((?:\\w+|\`\\w+\`)(?:, (?:\\w+|\`\\w+\`))*) FROM ${TABLE} WHERE ([\\s\\S]+?)( ORDER BY seq(?: DESC LIMIT (\\d+))?)?$`,
+    ),
     (m) => ({
       sql: [
-        `SELECT ${translateExpression(m[1] as string)} FROM ${duckOf(m[2] as string)} WHERE ${translateExpression(m[3] as string)}${m[4] ? " ORDER BY seq" : ""}`,
+        `SELECT ${translateExpression(m[1] as string)} FROM ${duckOf(m[2] as string)} WHERE ${translateExpression(m[3] as string)}${m[4] ? " ORDER BY seq" : ""}${m[5] ? ` DESC LIMIT ${m[5]}` : ""}`,
       ],
       tables: refs(m[2]),
     }),
