@@ -22,6 +22,7 @@ export function duckdbTargetHarness(options: Record<string, unknown> = {}): Targ
   const db = openDatabase(FILE, project.dir, "read_write", "target", memorySettings(options));
   let n = 0;
   return {
+    readsNewestRunLog: true,
     async connect() {
       const target = await openTarget(project.dir, FILE, options);
       // The trailing "_" keeps one schema from being a prefix of a later one (target_1_, target_10_).

@@ -72,6 +72,7 @@ export function filesTargetHarness(): TargetHarness & { close(): Promise<void> }
   const reader = privateDuckDB();
   let n = 0;
   return {
+    readsNewestRunLog: true,
     async connect() {
       const target = await connector.target!({ options: { path: "lake" }, projectDir: project.dir, schema: "raw" });
       // The trailing "_" keeps one schema's folder from being a prefix of a later one's (target_1_, target_10_).

@@ -14,6 +14,7 @@ export function postgresTargetHarness(): TargetHarness & { close(): Promise<void
   const shared = lazyDatabase("conformance_target");
   let n = 0;
   return {
+    readsNewestRunLog: true,
     skips: { "type.nestedList": "Postgres arrays are rectangular: a list of lists of different lengths has no type" },
     async connect() {
       const { url, sql } = await shared.get();

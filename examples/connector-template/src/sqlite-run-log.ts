@@ -32,11 +32,15 @@ export function insertRunLog(db: SqliteDatabase, targetName: string, row: RunLog
   ]);
 }
 
-export function selectRunLog(db: SqliteDatabase, targetName: string): RunLogRow[] {
+/** The table's records in the order written; with `last`, only the newest `last` (what a load asks for first). */
+export function selectRunLog(db: SqliteDatabase, targetName: string, last?: number): RunLogRow[] {
   if (!tableExists(db, RUN_LOG_TABLE)) return [];
-  const rows = db.all(`SELECT run_id, table_name, "at", format_version, body FROM ${TABLE} WHERE target_name = ? ORDER BY seq`, [
-    targetName,
-  ]) as unknown as RunLogColumns[];
+  const newest = last === undefined ? "" : " DESC LIMIT ?";
+  const rows = db.all(
+    `SELECT run_id, table_name, "at", format_version, body FROM ${TABLE} WHERE target_name = ? ORDER BY seq${newest}`,
+    last === undefined ? [targetName] : [targetName, last],
+  ) as unknown as RunLogColumns[];
+  if (newest) rows.reverse();
   return rows.map(runLogRowFromColumns);
 }
 

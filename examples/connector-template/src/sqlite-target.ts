@@ -8,6 +8,7 @@ import {
   defaultTargetCapabilities,
   formatLogicalType,
   formatTargetTable,
+  type RunLogReadOptions,
   type RunLogRow,
   SqlloadError,
   type TargetCapabilities,
@@ -136,11 +137,11 @@ export class SqliteTarget implements TargetConnection {
     return beginCommitUnit(this.file(ref.schema), ref, options);
   }
 
-  async readRunLog(ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+  async readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
     return this.guard(
       ref,
       "reading the run log of",
-      async () => (await this.file(ref.schema).read((db) => selectRunLog(db, ref.name))) ?? [],
+      async () => (await this.file(ref.schema).read((db) => selectRunLog(db, ref.name, options?.last))) ?? [],
     );
   }
 

@@ -8,6 +8,7 @@ import { quoteIdent } from "../src/sqlite-dialect.js";
 import { schemaFile } from "../src/sqlite-files.js";
 
 describeTargetConformance("sqlite", {
+  readsNewestRunLog: true,
   // SQLite stores a NaN REAL as NULL; sqlload has no other place to keep it.
   skips: { "float.nan": "SQLite turns NaN into NULL" },
   async connect() {

@@ -32,6 +32,11 @@ export interface TargetFixture {
 export interface TargetHarness {
   /** Cases the connector cannot pass, by capability, each with the reason (shown in the report). */
   readonly skips?: Skips;
+  /**
+   * The target reads only the newest `last` records when `readRunLog` is asked for them (which a
+   * target may also ignore, returning the whole log): the suite then expects exactly those.
+   */
+  readonly readsNewestRunLog?: boolean;
   /** A fresh connection and schema; called once per test. */
   connect(): Promise<TargetFixture>;
 }
