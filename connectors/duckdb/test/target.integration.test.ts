@@ -312,6 +312,7 @@ describe("commit units", () => {
     expect((await target.readRunLog(a)).map((row) => row.runId)).toEqual(["run-1", "run-3", "run-4"]);
     expect((await target.readRunLog(b)).map((row) => row.runId)).toEqual(["run-2", "run-5"]);
     expect(await target.readRunLog(ref())).toEqual([]);
+    expect(await target.readRunLog({ schema: "nowhere", name: "x" }, { last: 100 })).toEqual([]);
     // A load asks for the newest few: only those are read, still oldest first.
     expect((await target.readRunLog(a, { last: 2 })).map((row) => row.runId)).toEqual(["run-3", "run-4"]);
     expect((await target.readRunLog(b, { last: 5 })).map((row) => row.runId)).toEqual(["run-2", "run-5"]);
