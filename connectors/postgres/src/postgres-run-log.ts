@@ -35,7 +35,7 @@ function isoOfMicros(micros: bigint): string {
 /**
  * The records of one table (`formatTargetTable(ref)`, as core names it) in the order they were
  * written; with `runId`, only that run's; with `last`, only the newest `last` (the primary key,
- * read backwards, finds them without reading the rest of the log).
+ * read backwards, finds them; it passes over newer records of the schema's other tables).
  */
 export async function readRunLog(
   db: Queryable,

@@ -568,12 +568,11 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
         await t.load(ref, columns, [{ id: 1 }], { log: records.slice(0, 2) });
         await t.load(other, columns, [{ id: 1 }], { log: [logRow(other, "another table's")] });
         await t.load(ref, columns, [{ id: 2 }], { log: records.slice(2) });
-        // Core relies on exactly this: an unbroken run of records ending at the newest, at least `last` long.
+        // Core relies on exactly this: the newest `last` records, or the whole log, in the order written.
         for (const last of [1, 3, 4, 10]) {
           const read = await t.target.readRunLog(ref, { last });
-          expect(read.length).toBeGreaterThanOrEqual(Math.min(last, records.length));
-          expect(read).toEqual(records.slice(records.length - read.length));
-          if (harness.readsNewestRunLog) expect(read).toHaveLength(Math.min(last, records.length));
+          const newest = records.slice(-last);
+          expect(read).toEqual(harness.readsNewestRunLog || read.length !== records.length ? newest : records);
         }
       });
 

@@ -143,9 +143,10 @@ export interface TargetConnection {
   discard?(ref: TargetTableRef): Promise<void>;
   /**
    * The table's run-log rows in the order they were written: those whose `table` is
-   * `formatTargetTable(ref)`. With `last`, only the newest `last` of them are needed, still in
-   * the order written: a load reads its position from the end of a log that grows by a record per
-   * commit. Returning them all instead is correct, only slower.
+   * `formatTargetTable(ref)`. With `last`, only the newest `last` of them (all of them when there
+   * are fewer), still in the order written: a load reads its position from the end of a log that
+   * grows by a record per commit. Returning the whole log instead is correct, only slower; any
+   * other number of rows is not (core takes fewer than `last`, or more, for the whole log).
    */
   readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]>;
   /**

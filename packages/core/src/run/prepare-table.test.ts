@@ -250,6 +250,23 @@ describe("prepareTable: a long run log", () => {
     expect(target.runLogReads).toEqual([100, 151]);
   });
 
+  it("reads it whole for a logged table whose newest records hold no reset: one before them may block it", async () => {
+    const logged = () => new MemorySource({ columns, rows: [], cursorColumn: "k", loggedState: true });
+    // An unreadable record, then load commits such as a --reload makes, which does not look at the block.
+    const target = build(() => new MemoryTarget(), runs(130, false));
+    target.runLog.splice(4, 0, { ...target.runLog[0]!, formatVersion: 99 });
+    const error = await prepare(target, {}, { source: logged() }).catch((e) => e);
+    expect(error).toMatchObject({ code: "SL500" });
+    expect(error.message).toContain("record #5 ");
+    expect(target.runLogReads).toEqual([100, 131]);
+    // A reset among them starts the position after whatever came before: the newest records decide.
+    log(target, { event: "reset", cursor: int(500), state: null });
+    for (const record of runs(5, false)) log(target, record);
+    target.runLogReads.length = 0;
+    await prepare(target, {}, { source: logged() });
+    expect(target.runLogReads).toEqual([100]);
+  });
+
   it("reads it whole when its newest records only correct the position: one before them may block the table", async () => {
     const logged = () => new MemorySource({ columns, rows: [], cursorColumn: "k", loggedState: true });
     const target = build(

@@ -12,7 +12,7 @@ import { type PlanFlags, planTable, type TablePlan } from "../plan/plan-table.js
 import { checkSchemaChange, schemaChange, schemaChangeNotes } from "../plan/schema-change.js";
 import { newestFirst } from "../state/history-tail.js";
 import type { Json } from "../state/json.js";
-import { type LoggedPosition, logDisagreesWithData } from "../state/logged-state.js";
+import { type LoggedPosition, logDisagreesWithData, walkToPositionStart } from "../state/logged-state.js";
 import { reloadInProgress } from "../state/reload-progress.js";
 import { pendingRollback } from "../state/rollback.js";
 import type { RunLogRow } from "../state/run-log.js";
@@ -92,6 +92,8 @@ export async function prepareTable(args: {
   const readsLog = (cursor && (windowed || targetInfo)) || info.loggedState;
   // Every walk of the history below, so that the log's newest records are known to decide them all.
   const walks = (logged: LoggedPosition) => {
+    // Only a logged table's start depends on whether an unreadable record blocks it.
+    if (info.loggedState) walkToPositionStart(logged.history);
     reloadInProgress(logged.history);
     if (cursor) pendingRollback(logged.history, cursor.kind);
     if (cursor) lastWindow(logged, cursor.kind);

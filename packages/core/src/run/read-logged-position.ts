@@ -16,7 +16,7 @@ export async function readLoggedPosition(
   walks: (position: LoggedPosition) => void,
 ): Promise<LoggedPosition> {
   const newest = await target.readRunLog(ref, { last: RUN_LOG_TAIL });
-  // Fewer rows than asked for are the whole log, and so are more: a target may ignore `last`.
+  // Fewer rows than asked for are the whole log, and so are more: a target may ignore `last` (target.ts).
   if (newest.length !== RUN_LOG_TAIL) return loggedPosition([...newest, ...pending]);
   try {
     const position = loggedPosition([...newest, ...pending], { tail: true });

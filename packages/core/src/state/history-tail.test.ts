@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EarlierRecordsNeeded, isTail, newestFirst } from "./history-tail.js";
-import { loggedPosition } from "./logged-state.js";
+import { loggedPosition, walkToPositionStart } from "./logged-state.js";
 import { encodeRunLogRecord, type RunLogRecord } from "./run-log.js";
 
 const rec = (over: Partial<RunLogRecord>): RunLogRecord => ({
@@ -43,13 +43,20 @@ describe("loggedPosition of a tail", () => {
     expect(loggedPosition(records, { tail: true }).state).toBe(2);
   });
 
-  it("needs earlier records for an unreadable one, or when none sets a position or commits a load", () => {
+  it("needs earlier records for an unreadable one, which the whole log numbers", () => {
     const unreadable = { ...encodeRunLogRecord(rec({})), body: "{" };
     expect(() => loggedPosition([unreadable, ...rows([rec({})])], { tail: true })).toThrow(EarlierRecordsNeeded);
     expect(loggedPosition([unreadable, ...rows([rec({})])]).blocking?.code).toBe("SL500");
-    expect(() => loggedPosition(rows([rec({ event: "reconcile" })]), { tail: true })).toThrow(EarlierRecordsNeeded);
-    for (const event of ["run", "reset", "rollback"] as const) {
-      expect(loggedPosition(rows([rec({ event: "reconcile" }), rec({ event })]), { tail: true }).blocking).toBeUndefined();
+  });
+});
+
+describe("walkToPositionStart", () => {
+  it("stops at a reset or a rollback; on a tail without one it needs earlier records, load commits or not", () => {
+    for (const event of ["reset", "rollback"] as const) {
+      expect(() => walkToPositionStart(loggedPosition(rows([rec({}), rec({ event })]), { tail: true }).history)).not.toThrow();
     }
+    const commitsOnly = rows([rec({ event: "reconcile" }), rec({ runId: "a" }), rec({ runId: "b" })]);
+    expect(() => walkToPositionStart(loggedPosition(commitsOnly, { tail: true }).history)).toThrow(EarlierRecordsNeeded);
+    expect(() => walkToPositionStart(loggedPosition(commitsOnly).history)).not.toThrow();
   });
 });

@@ -1,6 +1,6 @@
 import { type CursorValue, cursorEquals } from "../cursor/cursor-value.js";
 import { isSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
-import { EarlierRecordsNeeded, markTail } from "./history-tail.js";
+import { EarlierRecordsNeeded, markTail, newestFirst } from "./history-tail.js";
 import type { Json } from "./json.js";
 import { decodeRunLogRow, type RunLogRecord, type RunLogRow } from "./run-log.js";
 
@@ -34,11 +34,9 @@ export function logDisagreesWithData(position: LoggedPosition, dataMax: CursorVa
 /**
  * Decodes a table's run log and finds its current position. Never throws on the whole log:
  * unreadable rows are entries. With `tail`, `rows` are only the log's newest records (see
- * history-tail.ts), and it throws EarlierRecordsNeeded when they cannot tell the position alone:
- * - an unreadable one: its message numbers it in the whole log;
- * - none that sets a position or commits a load (reset, rollback, run): an unreadable record
- *   before them would still block the table. A load of a blocked table fails before it commits,
- *   so one load commit among them shows there is none.
+ * history-tail.ts): it throws EarlierRecordsNeeded for an unreadable one, so that its message
+ * numbers it in the whole log. Whether an earlier one blocks the table is `walkToPositionStart`'s
+ * to find out.
  */
 export function loggedPosition(rows: readonly RunLogRow[], options?: { readonly tail?: boolean }): LoggedPosition {
   const tail = options?.tail === true;
@@ -51,11 +49,7 @@ export function loggedPosition(rows: readonly RunLogRow[], options?: { readonly 
       return { error, row, index };
     }
   });
-  if (tail) {
-    markTail(history);
-    const settles = (entry: HistoryEntry) => "record" in entry && ["reset", "rollback", "run"].includes(entry.record.event);
-    if (!history.some(settles)) throw new EarlierRecordsNeeded();
-  }
+  if (tail) markTail(history);
   let record: RunLogRecord | undefined;
   let blocking: SqlloadError | undefined;
   for (const entry of history) {
@@ -69,4 +63,16 @@ export function loggedPosition(rows: readonly RunLogRow[], options?: { readonly 
   }
   const state = record?.state;
   return { state: state === null ? undefined : state, cursor: record?.cursor ?? null, record, blocking, history };
+}
+
+/**
+ * Walks back to the record the current position started at (the last reset or rollback), past
+ * every record `blocking` depends on: an unreadable one anywhere after it blocks the table, even
+ * behind load commits (a `--reload` commits without looking). On a tail with neither, throws
+ * EarlierRecordsNeeded.
+ */
+export function walkToPositionStart(history: readonly HistoryEntry[]): void {
+  for (const entry of newestFirst(history)) {
+    if ("record" in entry && (entry.record.event === "reset" || entry.record.event === "rollback")) return;
+  }
 }
