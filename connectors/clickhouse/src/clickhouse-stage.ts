@@ -387,14 +387,15 @@ async function journalRows(session: ClickHouseSession, ref: TargetTableRef, name
  * landed (or only log) but whose records a crash kept from the log, which the next run appends.
  */
 export async function visibleRunLog(session: ClickHouseSession, ref: TargetTableRef, last?: number): Promise<RunLogRow[]> {
-  // A journal's records are newer than every logged one: with them, the newest logged stay the log's newest.
+  // A journal's records are newer than every logged one, so the newest `last` are among the newest logged and the journals'.
   const rows = await selectRunLog(session, ref.schema, ref.name, last);
   for (const { name, journal } of await journalsOf(session, ref)) {
     if (journal.build && (await tableUuid(session, ref.schema, ref.name)) !== journal.after) continue;
     if (await hasPublish(session, ref.schema, ref.name, journal.id)) continue;
     rows.push(...(await journalRows(session, ref, name)));
   }
-  return rows;
+  // More than asked for would pass for the whole log.
+  return last === undefined ? rows : rows.slice(-last);
 }
 
 function unionSpan(a: CursorSpan | undefined, b: CursorSpan): CursorSpan {
