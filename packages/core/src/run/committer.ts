@@ -31,6 +31,8 @@ export interface CommitterArgs {
   readonly emit: EmitEvent;
   /** The table keeps logged state; `state` is where it starts. */
   readonly logged: boolean;
+  /** A logged table whose run found nothing unreadable blocking it: every record says so. */
+  readonly unblocked?: boolean | undefined;
   readonly state: Json | undefined;
 }
 
@@ -311,6 +313,7 @@ export class Committer {
       rows: body.rows,
       ...(body.note ? { note: body.note } : {}),
       ...(reload && event === "run" ? { reload: { id: reload.id ?? this.args.runId, phase: reloadPhase } } : {}),
+      ...(this.args.logged && this.args.unblocked ? { unblocked: true as const } : {}),
     };
   }
 

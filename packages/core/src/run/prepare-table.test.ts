@@ -102,7 +102,8 @@ describe("prepareTable: logged state", () => {
     const target = targetWith([1, 7]);
     log(target, { event: "run", cursor: int(7), state: { page: 3 } });
     const prepared = await prepare(target, {}, { source: logged() });
-    expect(prepared.logged).toEqual({ state: { page: 3 } });
+    // Nothing unreadable blocked it: the run's records say so.
+    expect(prepared.logged).toEqual({ state: { page: 3 }, unblocked: true });
   });
 
   it("the data wins when the log disagrees with it: no state, and a reconcile", async () => {
@@ -264,6 +265,15 @@ describe("prepareTable: a long run log", () => {
     for (const record of runs(5, false)) log(target, record);
     target.runLogReads.length = 0;
     await prepare(target, {}, { source: logged() });
+    expect(target.runLogReads).toEqual([100]);
+  });
+
+  it("reads only the newest records of a logged table whose last run found nothing blocking it", async () => {
+    const logged = () => new MemorySource({ columns, rows: [], cursorColumn: "k", loggedState: true });
+    const target = build(() => new MemoryTarget(), runs(130, false));
+    for (const record of runs(120, false)) log(target, { ...record, unblocked: true });
+    const prepared = await prepare(target, {}, { source: logged() });
+    expect(prepared.logged?.unblocked).toBe(true);
     expect(target.runLogReads).toEqual([100]);
   });
 

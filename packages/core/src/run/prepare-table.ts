@@ -31,6 +31,8 @@ export interface LoggedStart {
   readonly state: Json | undefined;
   /** Set when the log's cursor and the data's maximum disagree: the data wins and a reconcile record is appended. */
   readonly reconcile?: { readonly logged: CursorValue | null; readonly data: CursorValue | null } | undefined;
+  /** The run found nothing unreadable blocking the table (`--reload` does not look): its records say so. */
+  readonly unblocked?: true | undefined;
 }
 
 /** A table ready to run: its plan and what running it needs. */
@@ -246,7 +248,7 @@ function loggedStart(position: LoggedPosition, dataMax: CursorValue | null, relo
   if (reload) return { state: undefined };
   if (position.blocking) throw position.blocking;
   if (logDisagreesWithData(position, dataMax, hasCursor)) {
-    return { state: undefined, reconcile: { logged: position.cursor, data: dataMax } };
+    return { state: undefined, reconcile: { logged: position.cursor, data: dataMax }, unblocked: true };
   }
-  return { state: position.state };
+  return { state: position.state, unblocked: true };
 }

@@ -163,18 +163,22 @@ function scripted(items: (request: ReadRequest) => AsyncIterable<SourceItem>, ex
 const batch = (...ks: number[]): SourceItem => ({ kind: "batch", batch: batchFromRows(columns, rowsAt(...ks)) });
 
 describe("runTable: logged state", () => {
-  it("commits at every checkpoint with its state, and hands the last committed state to the next run", async () => {
-    const target = new MemoryTarget();
-    const pages = scripted(
+  /** A logged table of numbered pages: `perRun` a run, each followed by a checkpoint at its number. */
+  const checkpointed = (perRun: number) =>
+    scripted(
       async function* (request) {
         const start = (request.state as number | undefined) ?? 0;
-        yield batch(start + 1);
-        yield { kind: "checkpoint", state: start + 1 };
-        yield batch(start + 2);
-        yield { kind: "checkpoint", state: start + 2 };
+        for (let k = 1; k <= perRun; k++) {
+          yield batch(start + k);
+          yield { kind: "checkpoint", state: start + k };
+        }
       },
       { loggedState: true },
     );
+
+  it("commits at every checkpoint with its state, and hands the last committed state to the next run", async () => {
+    const target = new MemoryTarget();
+    const pages = checkpointed(2);
     const settings = { writeStrategy: "append" as const, cursorColumn: undefined };
     const first = await runMemoryTable(pages, target, settings);
     expect(first.result).toMatchObject({ status: "loaded", rows: 2 });
@@ -183,6 +187,18 @@ describe("runTable: logged state", () => {
     await runMemoryTable(pages, target, settings, { runId: "run-2" });
     expect(pages.reads[1]?.state).toBe(2);
     expect(landed(target)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("marks the records of a run that found nothing blocking the table, and not those of a --reload, which does not look", async () => {
+    const target = new MemoryTarget();
+    const pages = checkpointed(1);
+    const settings = { writeStrategy: "append" as const, cursorColumn: undefined };
+    await runMemoryTable(pages, target, settings);
+    await runMemoryTable(pages, target, settings, { runId: "run-2", flags: { reload: true } });
+    expect(records(target).map((r) => [r.runId, r.unblocked])).toEqual([
+      ["run-1", true],
+      ["run-2", undefined],
+    ]);
   });
 
   it("lets the data win when a logged table's log and data disagree, appending a visible reconcile record", async () => {

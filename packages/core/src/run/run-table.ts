@@ -87,6 +87,7 @@ export async function runTable(args: RunTableArgs): Promise<TableResult> {
     table,
     emit,
     logged: args.logged !== undefined,
+    unblocked: args.logged?.unblocked,
     state: args.logged?.state,
   });
   const path = readPath({

@@ -51,10 +51,12 @@ describe("loggedPosition of a tail", () => {
 });
 
 describe("walkToPositionStart", () => {
-  it("stops at a reset or a rollback; on a tail without one it needs earlier records, load commits or not", () => {
+  it("stops at a reset, a rollback or an unblocked record; on a tail without one it needs earlier records", () => {
     for (const event of ["reset", "rollback"] as const) {
       expect(() => walkToPositionStart(loggedPosition(rows([rec({}), rec({ event })]), { tail: true }).history)).not.toThrow();
     }
+    const marked = rows([rec({}), rec({ unblocked: true }), rec({ event: "reconcile" })]);
+    expect(() => walkToPositionStart(loggedPosition(marked, { tail: true }).history)).not.toThrow();
     const commitsOnly = rows([rec({ event: "reconcile" }), rec({ runId: "a" }), rec({ runId: "b" })]);
     expect(() => walkToPositionStart(loggedPosition(commitsOnly, { tail: true }).history)).toThrow(EarlierRecordsNeeded);
     expect(() => walkToPositionStart(loggedPosition(commitsOnly).history)).not.toThrow();

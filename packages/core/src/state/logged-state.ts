@@ -66,13 +66,15 @@ export function loggedPosition(rows: readonly RunLogRow[], options?: { readonly 
 }
 
 /**
- * Walks back to the record the current position started at (the last reset or rollback), past
- * every record `blocking` depends on: an unreadable one anywhere after it blocks the table, even
- * behind load commits (a `--reload` commits without looking). On a tail with neither, throws
- * EarlierRecordsNeeded.
+ * Walks back past every record `blocking` depends on: to the last reset or rollback (an unreadable
+ * record anywhere after it blocks the table, even behind load commits: `--reload` commits without
+ * looking), or to a record marked `unblocked`, whose run found nothing blocking before it. On a
+ * tail with none of them, throws EarlierRecordsNeeded.
  */
 export function walkToPositionStart(history: readonly HistoryEntry[]): void {
   for (const entry of newestFirst(history)) {
-    if ("record" in entry && (entry.record.event === "reset" || entry.record.event === "rollback")) return;
+    if (!("record" in entry)) continue;
+    const { event, unblocked } = entry.record;
+    if (event === "reset" || event === "rollback" || unblocked) return;
   }
 }

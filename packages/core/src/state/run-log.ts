@@ -68,6 +68,11 @@ export interface RunLogRecord {
   readonly resumeFrom?: CursorValue | null | undefined;
   /** A commit of a resumable reload; its `cursor` and `windowEnd` are the build table's while it is built. */
   readonly reload?: ReloadTag | undefined;
+  /**
+   * A logged table's commit by a run that started from its logged position, which nothing
+   * unreadable blocked then: no record before this one blocks the table (state/logged-state.ts).
+   */
+  readonly unblocked?: true | undefined;
 }
 
 export function encodeRunLogRecord(record: RunLogRecord): RunLogRow {
@@ -80,6 +85,7 @@ export function encodeRunLogRecord(record: RunLogRecord): RunLogRow {
     ...(record.note ? { note: record.note } : {}),
     ...(record.rollbackTo !== undefined ? { rollbackTo: record.rollbackTo, resumeFrom: cursorToJSON(record.resumeFrom) } : {}),
     ...(record.reload ? { reload: { id: record.reload.id, phase: record.reload.phase } } : {}),
+    ...(record.unblocked ? { unblocked: true } : {}),
   };
   return {
     runId: record.runId,
@@ -119,6 +125,7 @@ export function decodeRunLogRow(row: RunLogRow, index: number): RunLogRecord {
         ? { rollbackTo: body.rollbackTo, resumeFrom: cursorFromJSON(body.resumeFrom) }
         : {}),
       ...(body.reload !== undefined ? { reload: reloadTag(body.reload) } : {}),
+      ...(body.unblocked === true ? { unblocked: true as const } : {}),
     };
   } catch (cause) {
     throw new SqlloadError("SL500", `${name} cannot be read: ${(cause as Error).message}`, { table: row.table, cause });
