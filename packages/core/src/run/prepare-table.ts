@@ -92,20 +92,23 @@ export async function prepareTable(args: {
   const windowed = windowSize(settings) !== undefined;
   // The run log is read once, for a windowed table's position, a reload in progress, a pending rollback and a logged table's state.
   const readsLog = (cursor && (windowed || targetInfo)) || info.loggedState;
-  // Every walk of the history below, so that the log's newest records are known to decide them all.
+  // Every walk of the history planning makes, each once, on the log's newest records when they decide them all.
   const walks = (logged: LoggedPosition) => {
     // Only a logged table's start depends on whether an unreadable record blocks it.
     if (info.loggedState) walkToPositionStart(logged.history);
-    reloadInProgress(logged.history);
-    if (cursor) pendingRollback(logged.history, cursor.kind);
-    if (cursor) lastWindow(logged, cursor.kind);
+    return {
+      progress: reloadInProgress(logged.history),
+      rollback: cursor ? pendingRollback(logged.history, cursor.kind) : undefined,
+      window: cursor ? lastWindow(logged, cursor.kind) : undefined,
+    };
   };
-  const position = readsLog ? await readLoggedPosition(target, config.target, args.pendingRecords ?? [], walks) : undefined;
+  const log = readsLog ? await readLoggedPosition(target, config.target, args.pendingRecords ?? [], walks) : undefined;
+  const position = log?.position;
   const strategy = settings.writeStrategy ?? (settings.cursorColumn ? "delete_insert" : "replace");
   // A resumable reload's build stands in for the table: its columns, its maximum, its position.
   const build =
-    cursor && windowed && strategy !== "replace" && position
-      ? await prepareReloadBuild({ target, ref: config.target, history: position.history, flags, cursor, runId: args.runId })
+    cursor && windowed && strategy !== "replace" && log
+      ? await prepareReloadBuild({ target, ref: config.target, progress: log.found.progress, flags, cursor, runId: args.runId })
       : undefined;
   const startsOver = flags.reload === true || (build !== undefined && build.input.resume === undefined);
   const tableColumns = build ? build.columns : targetColumns;
@@ -115,9 +118,8 @@ export async function prepareTable(args: {
     : cursor && targetInfo
       ? await target.maxCursor(config.target, cursor.column, cursor.kind, { atOrAbove: position?.cursor })
       : null;
-  const loggedWindow = cursor && windowed && targetInfo && position && !build ? lastWindow(position, cursor.kind) : undefined;
-  const rollback =
-    cursor && targetInfo && position && !flags.reload && !build ? pendingRollback(position.history, cursor.kind) : undefined;
+  const loggedWindow = windowed && targetInfo && !build ? log?.found.window : undefined;
+  const rollback = targetInfo && !flags.reload && !build ? log?.found.rollback : undefined;
   const logged = info.loggedState && position ? loggedStart(position, targetMax, startsOver, cursor !== undefined) : undefined;
   let sourceMax: CursorValue | null | undefined;
   const needsSourceMax = cursor?.kind === "integer" && windowed && !flags.endCursor && !settings.cursorEnd;

@@ -5,25 +5,24 @@ import { type LoggedPosition, loggedPosition } from "../state/logged-state.js";
 import type { RunLogRow } from "../state/run-log.js";
 
 /**
- * A table's logged position for a load: from the newest records of its run log when they decide
- * it, and every walk `walks` makes of its history, else from the whole log (state/history-tail.ts).
+ * A table's logged position for a load, and what `walks` finds in its history: from the newest
+ * records of its run log when they decide both, else from the whole log (state/history-tail.ts).
  * `pending` are records taken as already appended (a rollback's preview).
  */
-export async function readLoggedPosition(
+export async function readLoggedPosition<T>(
   target: TargetConnection,
   ref: TargetTableRef,
   pending: readonly RunLogRow[],
-  walks: (position: LoggedPosition) => void,
-): Promise<LoggedPosition> {
+  walks: (position: LoggedPosition) => T,
+): Promise<{ readonly position: LoggedPosition; readonly found: T }> {
+  const walked = (position: LoggedPosition) => ({ position, found: walks(position) });
   const newest = await target.readRunLog(ref, { last: RUN_LOG_TAIL });
   // Fewer rows than asked for are the whole log, and so are more: a target may ignore `last` (target.ts).
-  if (newest.length !== RUN_LOG_TAIL) return loggedPosition([...newest, ...pending]);
+  if (newest.length !== RUN_LOG_TAIL) return walked(loggedPosition([...newest, ...pending]));
   try {
-    const position = loggedPosition([...newest, ...pending], { tail: true });
-    walks(position);
-    return position;
+    return walked(loggedPosition([...newest, ...pending], { tail: true }));
   } catch (error) {
     if (!(error instanceof EarlierRecordsNeeded)) throw error;
   }
-  return loggedPosition([...(await target.readRunLog(ref)), ...pending]);
+  return walked(loggedPosition([...(await target.readRunLog(ref)), ...pending]));
 }

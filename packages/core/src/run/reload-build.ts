@@ -7,8 +7,7 @@ import { asSqlloadError, SqlloadError } from "../errors/sqlload-error.js";
 import type { PlanFlags, TablePlan } from "../plan/plan-table.js";
 import type { ReloadBuildInput } from "../plan/reload-build.js";
 import { appendRunLogRecord } from "../state/append-record.js";
-import type { HistoryEntry } from "../state/logged-state.js";
-import { reloadInProgress } from "../state/reload-progress.js";
+import type { ReloadInProgress } from "../state/reload-progress.js";
 import { encodeRunLogRecord, type RunLogRecord } from "../state/run-log.js";
 
 /** A resumable reload as `prepareTable` finds it: what planning is told, and the build table's facts. */
@@ -33,7 +32,8 @@ export interface PreparedReloadBuild {
 export async function prepareReloadBuild(args: {
   readonly target: TargetConnection;
   readonly ref: TargetTableRef;
-  readonly history: readonly HistoryEntry[];
+  /** The reload the table's run log shows in progress (`reloadInProgress`), if any. */
+  readonly progress: ReloadInProgress | undefined;
   readonly flags: PlanFlags;
   readonly cursor: { readonly column: string; readonly kind: CursorKind };
   /** This run: one executed again (a queue job after its worker died) continues the reload it started. */
@@ -42,7 +42,7 @@ export async function prepareReloadBuild(args: {
   const { target, ref, flags, cursor } = args;
   const table = target.capabilities.resumableReload ? target.reloadBuildTable?.(ref) : undefined;
   if (!table) return undefined;
-  const progress = reloadInProgress(args.history);
+  const { progress } = args;
   const name = formatTargetTable(ref);
   const again = progress !== undefined && progress.id === args.runId;
   if (flags.reload && !again) {
