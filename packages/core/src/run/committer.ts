@@ -313,7 +313,7 @@ export class Committer {
       rows: body.rows,
       ...(body.note ? { note: body.note } : {}),
       ...(reload && event === "run" ? { reload: { id: reload.id ?? this.args.runId, phase: reloadPhase } } : {}),
-      ...(this.args.logged && this.args.unblocked ? { unblocked: true as const } : {}),
+      ...(this.args.unblocked ? { unblocked: true as const } : {}),
     };
   }
 
