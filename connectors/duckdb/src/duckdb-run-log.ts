@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBResultReader } from "@duckdb/node-api";
-import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
+import { RUN_LOG_TABLE, type RunLogReadOptions, type RunLogRow } from "@sqlload/core";
 import { qualifiedName } from "./duckdb-dialect.js";
 import { duckdbErrorKind } from "./errors.js";
 
@@ -52,7 +52,7 @@ export async function selectRunLog(
   connection: DuckDBConnection,
   schema: string,
   targetName: string,
-  only: { readonly runId?: string | undefined; readonly last?: number | undefined } = {},
+  only: RunLogReadOptions & { readonly runId?: string | undefined } = {},
 ): Promise<RunLogRow[]> {
   const values: Record<string, string | number> = { name: targetName };
   if (only.runId !== undefined) values.run = only.runId;

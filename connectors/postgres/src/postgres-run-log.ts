@@ -1,4 +1,4 @@
-import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
+import { RUN_LOG_TABLE, type RunLogReadOptions, type RunLogRow } from "@sqlload/core";
 import type { Queryable } from "./postgres-catalog.js";
 import { findTable } from "./postgres-catalog.js";
 import { quoteIdent } from "./postgres-dialect.js";
@@ -41,7 +41,7 @@ export async function readRunLog(
   db: Queryable,
   schema: string,
   table: string,
-  only: { readonly runId?: string | undefined; readonly last?: number | undefined } = {},
+  only: RunLogReadOptions & { readonly runId?: string | undefined } = {},
 ): Promise<RunLogRow[]> {
   if ((await findTable(db, { schema, name: RUN_LOG_TABLE })) === null) return [];
   const params: unknown[] = [table];
