@@ -1,16 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { runLogRecord as rec } from "../run/testing/run-log-record.js";
 import { EarlierRecordsNeeded, isTail, newestFirst } from "./history-tail.js";
 import { loggedPosition, walkToPositionStart } from "./logged-state.js";
 import { encodeRunLogRecord, type RunLogRecord } from "./run-log.js";
 
-const rec = (over: Partial<RunLogRecord>): RunLogRecord => ({
-  runId: "r1",
-  table: "raw.src__t",
-  at: "2026-11-29T00:00:00.000Z",
-  event: "run",
-  rows: 1,
-  ...over,
-});
 const rows = (records: RunLogRecord[]) => records.map(encodeRunLogRecord);
 
 describe("newestFirst", () => {

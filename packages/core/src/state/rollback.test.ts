@@ -1,19 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { CursorValue } from "../cursor/cursor-value.js";
+import { runLogRecord as rec } from "../run/testing/run-log-record.js";
 import { loggedPosition } from "./logged-state.js";
 import { pendingRollback, rollbackRecord, runPosition } from "./rollback.js";
 import { runHistory } from "./run-history.js";
 import { encodeRunLogRecord, type RunLogRecord } from "./run-log.js";
 
 const int = (n: number): CursorValue => ({ kind: "integer", value: BigInt(n) });
-const rec = (over: Partial<RunLogRecord>): RunLogRecord => ({
-  runId: "r1",
-  table: "raw.src__t",
-  at: "2026-11-29T00:00:00.000Z",
-  event: "run",
-  rows: 1,
-  ...over,
-});
 const history = (records: RunLogRecord[]) => loggedPosition(records.map(encodeRunLogRecord)).history;
 
 describe("rollback", () => {
