@@ -28,7 +28,7 @@ import {
   rangeDialect,
   sortsByCodePoint,
 } from "./postgres-dialect.js";
-import { insertRunLogSql, readRunLog, runLogTableSql } from "./postgres-run-log.js";
+import { ensureRunLogTable, insertRunLogSql, readRunLog } from "./postgres-run-log.js";
 
 /** The columns of a table, or null when it does not exist. */
 export async function describePg(db: Queryable, ref: TargetTableRef): Promise<PgColumn[] | null> {
@@ -228,7 +228,7 @@ export class PostgresCommitUnit implements CommitUnit {
       await this.finishCopy();
       // A unit on a table not created yet may be the first thing in its schema.
       await this.client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.ref.schema)}`);
-      await this.client.query(runLogTableSql(this.ref.schema));
+      await ensureRunLogTable(this.client, this.ref.schema);
       await this.client.query(insertRunLogSql(this.ref.schema), [row.runId, row.table, row.at, row.formatVersion, row.body]);
     } catch (error) {
       throw toSqlloadError(error, this.context(`writing the run log of ${this.display}`));

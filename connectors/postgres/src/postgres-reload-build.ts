@@ -1,7 +1,7 @@
 import { RELOAD_BUILD_SUFFIX, type RunLogRow, type TargetTableRef } from "@sqlload/core";
 import { findTable, type Queryable } from "./postgres-catalog.js";
 import { derivedName, qualifiedName, quoteIdent } from "./postgres-dialect.js";
-import { insertRunLogSql, runLogTableSql } from "./postgres-run-log.js";
+import { ensureRunLogTable, insertRunLogSql } from "./postgres-run-log.js";
 
 /** Where a resumable reload of `ref` is built: beside it, in its schema (names cut to Postgres' 63 bytes). */
 export function reloadBuildTable(ref: TargetTableRef): TargetTableRef {
@@ -18,7 +18,7 @@ export function reloadBuildTable(ref: TargetTableRef): TargetTableRef {
 export async function swapReloadBuild(client: Queryable, ref: TargetTableRef, row: RunLogRow): Promise<void> {
   const build = reloadBuildTable(ref);
   await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`);
-  await client.query(runLogTableSql(ref.schema));
+  await ensureRunLogTable(client, ref.schema);
   if ((await findTable(client, build)) !== null) {
     await client.query(`DROP TABLE IF EXISTS ${qualifiedName(ref)}`);
     await client.query(`ALTER TABLE ${qualifiedName(build)} RENAME TO ${quoteIdent(ref.name)}`);

@@ -3,20 +3,37 @@ import type { Queryable } from "./postgres-catalog.js";
 import { findTable } from "./postgres-catalog.js";
 import { quoteIdent } from "./postgres-dialect.js";
 
+/** The indexes a run log is created with (see runLogTableSql). */
+export const RUN_LOG_TABLE_INDEX = `${RUN_LOG_TABLE}_table_seq`;
+export const RUN_LOG_RUN_INDEX = `${RUN_LOG_TABLE}_run_id`;
+
 /**
  * The run log lives beside the tables, in `<schema>."_sqlload_runs"`, and is written in the same
  * transaction as the data it describes. The body is kept as the exact JSON text core wrote
  * (`text`, not `jsonb`: jsonb would reorder keys and refuse `\u0000` in logged state).
+ *
+ * The log holds every table of its schema and grows by a record per commit, so its two reads go
+ * through indexes of their own: a load's newest records of one table (`table_name, seq`, read
+ * backwards, instead of walking the key past every other table's newer records) and a commit's
+ * look for its own run (`run_id`, instead of reading the whole log once per window). They are
+ * created with the table and never after: `CREATE INDEX` on a log that other loads are writing to
+ * waits for their commits, and two such waits deadlock (the README says how to add them to an
+ * older log). One statement when the log exists, as `CREATE TABLE IF NOT EXISTS` was.
  */
-export function runLogTableSql(schema: string): string {
-  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)} (
+export async function ensureRunLogTable(db: Queryable, schema: string): Promise<void> {
+  const log = `${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)}`;
+  const found = await db.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [log]);
+  if (found.rows[0]?.present) return;
+  await db.query(`CREATE TABLE IF NOT EXISTS ${log} (
   seq bigserial PRIMARY KEY,
   run_id text NOT NULL,
   table_name text NOT NULL,
   at timestamptz NOT NULL,
   format_version integer NOT NULL,
   body text NOT NULL
-)`;
+)`);
+  await db.query(`CREATE INDEX IF NOT EXISTS ${quoteIdent(RUN_LOG_TABLE_INDEX)} ON ${log} (table_name, seq)`);
+  await db.query(`CREATE INDEX IF NOT EXISTS ${quoteIdent(RUN_LOG_RUN_INDEX)} ON ${log} (run_id)`);
 }
 
 export function insertRunLogSql(schema: string): string {
@@ -34,8 +51,8 @@ function isoOfMicros(micros: bigint): string {
 
 /**
  * The records of one table (`formatTargetTable(ref)`, as core names it) in the order they were
- * written; with `runId`, only that run's; with `last`, only the newest `last` (the primary key,
- * read backwards, finds them; it passes over newer records of the schema's other tables).
+ * written; with `runId`, only that run's; with `last`, only the newest `last` (read
+ * backwards on the `table_name, seq` index).
  */
 export async function readRunLog(
   db: Queryable,

@@ -35,7 +35,7 @@ import {
   sortsByCodePoint,
 } from "./postgres-dialect.js";
 import { dropReloadBuild, reloadBuildTable, swapReloadBuild } from "./postgres-reload-build.js";
-import { readRunLog, runLogTableSql } from "./postgres-run-log.js";
+import { ensureRunLogTable, readRunLog } from "./postgres-run-log.js";
 
 function plain(columns: readonly PgColumn[]): Column[] {
   return columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
@@ -165,7 +165,7 @@ export class PostgresTarget implements TargetConnection {
             );
           }
         }
-        await client.query(runLogTableSql(ref.schema));
+        await ensureRunLogTable(client, ref.schema);
         const after = (await describePg(client, ref)) ?? [];
         await client.query("COMMIT");
         return plain(after);

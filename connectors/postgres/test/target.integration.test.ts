@@ -241,6 +241,61 @@ describe("append and delete_insert", () => {
   });
 });
 
+describe("a run log shared by many tables", () => {
+  const indexes = (schema: string) =>
+    rows<{ indexname: string; indexdef: string }>(
+      sql,
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = '_sqlload_runs' ORDER BY indexname`,
+      [schema],
+    );
+  /** The plan Postgres runs `query` with, the log made large and analyzed first. */
+  const plan = async (query: string, values: unknown[]) =>
+    JSON.stringify((await rows(sql, `EXPLAIN (FORMAT JSON) ${query}`, values))[0]);
+
+  it("is created with indexes for one table's newest records and one run's records, which the reads use", async () => {
+    const ref = { schema: "shared_log", name: "app__rare" };
+    await target.ensureTable(ref, EVENTS, {});
+    expect((await indexes("shared_log")).map((i) => i.indexdef.replace(/^.* USING /, ""))).toEqual([
+      "btree (seq)",
+      "btree (run_id)",
+      "btree (table_name, seq)",
+    ]);
+    // A table loaded rarely, in a log of 50,000 records of its schema's other tables.
+    await sql.query(
+      `INSERT INTO shared_log._sqlload_runs (run_id, table_name, at, format_version, body)
+       SELECT 'r' || (g / 10), 'shared_log.app__busy' || (g % 10), now(), 1, '{}' FROM generate_series(1, 50000) g`,
+    );
+    await sql.query("ANALYZE shared_log._sqlload_runs");
+    const newest = await plan(`SELECT body FROM shared_log._sqlload_runs WHERE table_name = $1 ORDER BY seq DESC LIMIT 100`, [
+      "shared_log.app__rare",
+    ]);
+    expect(newest).toContain('"Index Name":"_sqlload_runs_table_seq"');
+    const ofRun = await plan(`SELECT body FROM shared_log._sqlload_runs WHERE table_name = $1 AND run_id = $2 ORDER BY seq`, [
+      "shared_log.app__rare",
+      "r7",
+    ]);
+    expect(ofRun).toMatch(/"Index Name":"_sqlload_runs_(run_id|table_seq)"/);
+    expect(ofRun).not.toContain('"Node Type":"Seq Scan"');
+  });
+
+  it("adds no index to a log created without them: CREATE INDEX there would wait on every load writing to it", async () => {
+    await sql.query(`CREATE SCHEMA older_log; CREATE TABLE older_log._sqlload_runs (
+      seq bigserial PRIMARY KEY, run_id text NOT NULL, table_name text NOT NULL, at timestamptz NOT NULL,
+      format_version integer NOT NULL, body text NOT NULL)`);
+    const ref = { schema: "older_log", name: "app__events" };
+    const record = encodeRunLogRecord({
+      runId: "r1",
+      table: "older_log.app__events",
+      at: "2026-10-12T16:00:00.000Z",
+      event: "run",
+      rows: 1,
+    });
+    await load(ref, EVENTS, [{ id: 1, at: T0, note: "x" }], { before: (unit) => unit.appendRunLog(record) });
+    expect(await target.readRunLog(ref, { last: 100 })).toEqual([record]);
+    expect((await indexes("older_log")).map((i) => i.indexname)).toEqual(["_sqlload_runs_pkey"]);
+  });
+});
+
 describe("a table dropped or emptied by hand", () => {
   it("is followed: no maximum, no description, created again", async () => {
     const ref = { schema: "raw", name: "app__gone" };
