@@ -1,4 +1,4 @@
-import { RUN_LOG_TABLE, type RunLogRow } from "@sqlload/core";
+import { RUN_LOG_TABLE, type RunLogColumns, type RunLogRow, runLogOrder, runLogRowsFromColumns } from "@sqlload/core";
 import { qualifiedTable } from "./bigquery-dialect.js";
 import type { BigQueryJobs, QueryParameter } from "./bigquery-jobs.js";
 import type { FieldSchema } from "./bigquery-types.js";
@@ -47,17 +47,9 @@ export function insertRunLogSql(
 
 /** The table's records in the order written; with `last`, only the newest `last`. */
 export async function selectRunLog(jobs: BigQueryJobs, dataset: string, targetName: string, last?: number): Promise<RunLogRow[]> {
-  const newest = last === undefined ? "" : ` DESC LIMIT ${Math.trunc(last)}`;
   const result = await jobs.query(
-    `SELECT run_id, table_name, \`at\`, format_version, body FROM ${runLogTable(dataset)} WHERE target_name = @target_name ORDER BY seq${newest}`,
+    `SELECT run_id, table_name, \`at\`, format_version, body FROM ${runLogTable(dataset)} WHERE target_name = @target_name ${runLogOrder("seq", { last })}`,
     { target_name: { type: "STRING", value: targetName } },
   );
-  const rows = newest ? [...result.rows].reverse() : result.rows;
-  return rows.map((r) => ({
-    runId: String(r.run_id),
-    table: String(r.table_name),
-    at: String(r.at),
-    formatVersion: Number(r.format_version),
-    body: String(r.body),
-  }));
+  return runLogRowsFromColumns(result.rows as unknown as RunLogColumns[], { last });
 }

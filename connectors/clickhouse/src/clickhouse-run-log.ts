@@ -1,4 +1,4 @@
-import { RUN_LOG_TABLE, type RunLogColumns, type RunLogRow, runLogRowFromColumns } from "@sqlload/core";
+import { RUN_LOG_TABLE, type RunLogColumns, type RunLogRow, runLogOrder, runLogRowsFromColumns } from "@sqlload/core";
 import { qualifiedName } from "./clickhouse-dialect.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
 
@@ -81,9 +81,8 @@ export async function selectRunLog(
 ): Promise<RunLogRow[]> {
   if (!(await runLogExists(session, database))) return [];
   const rows = await session.query<RunLogColumns>(
-    `SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} ORDER BY pos${last === undefined ? "" : " DESC LIMIT {last:UInt32}"}`,
-    last === undefined ? { t: targetName } : { t: targetName, last },
+    `SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} ${runLogOrder("pos", { last })}`,
+    { t: targetName },
   );
-  if (last !== undefined) rows.reverse();
-  return rows.map(runLogRowFromColumns);
+  return runLogRowsFromColumns(rows, { last });
 }

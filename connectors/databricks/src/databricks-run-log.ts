@@ -1,4 +1,12 @@
-import { type Column, RUN_LOG_TABLE, type RunLogRow, type TargetTableRef } from "@sqlload/core";
+import {
+  type Column,
+  RUN_LOG_TABLE,
+  type RunLogColumns,
+  type RunLogRow,
+  runLogOrder,
+  runLogRowsFromColumns,
+  type TargetTableRef,
+} from "@sqlload/core";
 import { type Parameters, qualifiedTable, quoteIdentifier } from "./databricks-dialect.js";
 import type { DatabricksSession } from "./databricks-session.js";
 import { createTableSql } from "./databricks-statements.js";
@@ -64,23 +72,15 @@ export async function readRunLog(
   last?: number,
 ): Promise<RunLogRow[]> {
   const q = quoteIdentifier;
-  const newest = last === undefined ? "" : ` DESC LIMIT ${Math.trunc(last)}`;
   let rows: Awaited<ReturnType<DatabricksSession["query"]>>;
   try {
     rows = await session.query(
-      `SELECT ${q("run_id")} AS run_id, ${q("table_name")} AS table_name, ${q("at")} AS at, CAST(${q("format_version")} AS STRING) AS format_version, ${q("body")} AS body FROM ${runLogTable(catalog, ref.schema)} WHERE ${q("target_name")} = :t ORDER BY ${q("pos")}${newest}`,
+      `SELECT ${q("run_id")} AS run_id, ${q("table_name")} AS table_name, ${q("at")} AS at, CAST(${q("format_version")} AS STRING) AS format_version, ${q("body")} AS body FROM ${runLogTable(catalog, ref.schema)} WHERE ${q("target_name")} = :t ${runLogOrder(q("pos"), { last })}`,
       { t: targetName },
     );
-    if (newest) rows = [...rows].reverse();
   } catch (error) {
     if (/^\[(TABLE_OR_VIEW_NOT_FOUND|SCHEMA_NOT_FOUND)\]/.test((error as Error).message ?? "")) return [];
     throw error;
   }
-  return rows.map((r) => ({
-    runId: r.run_id ?? "",
-    table: r.table_name ?? "",
-    at: r.at ?? "",
-    formatVersion: Number(r.format_version),
-    body: r.body ?? "",
-  }));
+  return runLogRowsFromColumns(rows as unknown as RunLogColumns[], { last });
 }

@@ -1,5 +1,12 @@
 import type { DuckDBConnection, DuckDBResultReader } from "@duckdb/node-api";
-import { RUN_LOG_TABLE, type RunLogReadOptions, type RunLogRow } from "@sqlload/core";
+import {
+  RUN_LOG_TABLE,
+  type RunLogColumns,
+  type RunLogReadOptions,
+  type RunLogRow,
+  runLogOrder,
+  runLogRowsFromColumns,
+} from "@sqlload/core";
 import { qualifiedName } from "./duckdb-dialect.js";
 import { duckdbErrorKind } from "./errors.js";
 
@@ -54,16 +61,14 @@ export async function selectRunLog(
   targetName: string,
   only: RunLogReadOptions & { readonly runId?: string | undefined } = {},
 ): Promise<RunLogRow[]> {
-  const values: Record<string, string | number> = { name: targetName };
+  const values: Record<string, string> = { name: targetName };
   if (only.runId !== undefined) values.run = only.runId;
-  if (only.last !== undefined) values.last = only.last;
-  const newest = only.last !== undefined;
   let reader: DuckDBResultReader;
   try {
     reader = await connection.runAndReadAll(
       `SELECT run_id, table_name, "at", format_version, body FROM ${runLogTable(schema)}
        WHERE target_name = $name${only.runId === undefined ? "" : " AND run_id = $run"}
-       ORDER BY seq${newest ? " DESC LIMIT $last" : ""}`,
+       ${runLogOrder("seq", only)}`,
       values,
     );
   } catch (error) {
@@ -71,12 +76,5 @@ export async function selectRunLog(
     if (duckdbErrorKind(error) === "missing_table") return [];
     throw error;
   }
-  const rows = reader.getRows().map(([runId, table, at, formatVersion, body]) => ({
-    runId: String(runId),
-    table: String(table),
-    at: String(at),
-    formatVersion: Number(formatVersion),
-    body: String(body),
-  }));
-  return newest ? rows.reverse() : rows;
+  return runLogRowsFromColumns(reader.getRowObjectsJS() as unknown as RunLogColumns[], only);
 }

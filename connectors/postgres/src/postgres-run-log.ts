@@ -1,4 +1,4 @@
-import { RUN_LOG_TABLE, type RunLogReadOptions, type RunLogRow } from "@sqlload/core";
+import { RUN_LOG_TABLE, type RunLogReadOptions, type RunLogRow, runLogOrder, runLogRowsFromColumns } from "@sqlload/core";
 import type { Queryable } from "./postgres-catalog.js";
 import { findTable } from "./postgres-catalog.js";
 import { quoteIdent } from "./postgres-dialect.js";
@@ -63,7 +63,6 @@ export async function readRunLog(
   if ((await findTable(db, { schema, name: RUN_LOG_TABLE })) === null) return [];
   const params: unknown[] = [table];
   const run = only.runId === undefined ? "" : ` AND run_id = $${params.push(only.runId)}`;
-  const newest = only.last === undefined ? "" : ` DESC LIMIT $${params.push(only.last)}`;
   const result = await db.query<{ run_id: string; table_name: string; at: string; format_version: number; body: string }>(
     `SELECT run_id, table_name,
             (extract(epoch from date_trunc('second', at AT TIME ZONE 'UTC'))::int8 * 1000000
@@ -71,15 +70,11 @@ export async function readRunLog(
             format_version, body
      FROM ${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)}
      WHERE table_name = $1${run}
-     ORDER BY seq${newest}`,
+     ${runLogOrder("seq", only)}`,
     params,
   );
-  if (newest) result.rows.reverse();
-  return result.rows.map((r) => ({
-    runId: r.run_id,
-    table: r.table_name,
-    at: isoOfMicros(BigInt(r.at)),
-    formatVersion: r.format_version,
-    body: r.body,
-  }));
+  return runLogRowsFromColumns(
+    result.rows.map((r) => ({ ...r, at: isoOfMicros(BigInt(r.at)) })),
+    only,
+  );
 }

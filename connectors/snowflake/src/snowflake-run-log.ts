@@ -1,4 +1,11 @@
-import { RUN_LOG_TABLE, type RunLogRow, type TargetTableRef } from "@sqlload/core";
+import {
+  RUN_LOG_TABLE,
+  type RunLogColumns,
+  type RunLogRow,
+  runLogOrder,
+  runLogRowsFromColumns,
+  type TargetTableRef,
+} from "@sqlload/core";
 import { qualifiedTable } from "./snowflake-dialect.js";
 import type { SnowflakeSession } from "./snowflake-session.js";
 
@@ -27,17 +34,9 @@ export function insertRunLogBinds(targetName: string, row: RunLogRow): string[] 
 
 /** The table's records in the order written; with `last`, only the newest `last`. */
 export async function selectRunLog(session: SnowflakeSession, ref: TargetTableRef, last?: number): Promise<RunLogRow[]> {
-  const newest = last === undefined ? "" : ` DESC LIMIT ${Math.trunc(last)}`;
   const rows = await session.runRetrying(
-    `SELECT "run_id", "table_name", "at", "format_version", "body" FROM ${qualifiedTable(runLogRef(ref.schema))} WHERE "target_name" = ? ORDER BY "pos"${newest}`,
+    `SELECT "run_id", "table_name", "at", "format_version", "body" FROM ${qualifiedTable(runLogRef(ref.schema))} WHERE "target_name" = ? ${runLogOrder('"pos"', { last })}`,
     [ref.name],
   );
-  if (newest) rows.reverse();
-  return rows.map((r) => ({
-    runId: String(r.run_id),
-    table: String(r.table_name),
-    at: String(r.at),
-    formatVersion: Number(r.format_version),
-    body: String(r.body),
-  }));
+  return runLogRowsFromColumns(rows as unknown as RunLogColumns[], { last });
 }

@@ -1,4 +1,4 @@
-import { RUN_LOG_TABLE, type RunLogColumns, type RunLogRow, runLogRowFromColumns } from "@sqlload/core";
+import { RUN_LOG_TABLE, type RunLogColumns, type RunLogRow, runLogOrder, runLogRowsFromColumns } from "@sqlload/core";
 import { quoteIdent } from "./sqlite-dialect.js";
 import type { SqliteDatabase } from "./sqlite-files.js";
 
@@ -35,13 +35,11 @@ export function insertRunLog(db: SqliteDatabase, targetName: string, row: RunLog
 /** The table's records in the order written; with `last`, only the newest `last` (what a load asks for first). */
 export function selectRunLog(db: SqliteDatabase, targetName: string, last?: number): RunLogRow[] {
   if (!tableExists(db, RUN_LOG_TABLE)) return [];
-  const newest = last === undefined ? "" : " DESC LIMIT ?";
   const rows = db.all(
-    `SELECT run_id, table_name, "at", format_version, body FROM ${TABLE} WHERE target_name = ? ORDER BY seq${newest}`,
-    last === undefined ? [targetName] : [targetName, last],
+    `SELECT run_id, table_name, "at", format_version, body FROM ${TABLE} WHERE target_name = ? ${runLogOrder("seq", { last })}`,
+    [targetName],
   ) as unknown as RunLogColumns[];
-  if (newest) rows.reverse();
-  return rows.map(runLogRowFromColumns);
+  return runLogRowsFromColumns(rows, { last });
 }
 
 export function tableExists(db: SqliteDatabase, name: string): boolean {

@@ -195,5 +195,5 @@ export {
   type RunLogRecord,
   type RunLogRow,
 } from "./state/run-log.js";
-export { type RunLogColumns, runLogRowFromColumns } from "./state/run-log-columns.js";
+export { type RunLogColumns, runLogOrder, runLogRowFromColumns, runLogRowsFromColumns } from "./state/run-log-columns.js";
 export { formatCount } from "./text/format-count.js";
