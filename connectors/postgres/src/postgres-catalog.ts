@@ -20,28 +20,59 @@ export async function findTable(
   return result.rows[0]?.oid ?? null;
 }
 
-const COLUMNS_SQL = `
-SELECT a.attname AS name,
-       a.attnotnull AS "notNull",
-       format_type(a.atttypid, a.atttypmod) AS declared,
-       bt.typname AS "typeName",
-       bt.typtype AS "typeType",
-       CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END AS typmod,
-       et.typname AS "elementName",
-       et.typtype AS "elementType",
-       et.oid AS "elementOid",
-       co.collname AS collation
-FROM pg_attribute a
-JOIN pg_type t ON t.oid = a.atttypid
-JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
-LEFT JOIN pg_type et ON et.oid = bt.typelem AND bt.typcategory = 'A'
-LEFT JOIN pg_collation co ON co.oid = a.attcollation
-WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
-ORDER BY a.attnum`;
+/**
+ * The columns of the relation `r` (a subquery yielding its `oid`), in order, with the relation's
+ * oid on every row: one row with no column (`name` NULL) for a relation without columns, none for
+ * one that does not exist.
+ */
+const columnsSql = (relation: string) => `
+SELECT r.oid AS relid, col.*
+FROM (${relation}) r
+LEFT JOIN LATERAL (
+  SELECT a.attnum,
+         a.attname AS name,
+         a.attnotnull AS "notNull",
+         format_type(a.atttypid, a.atttypmod) AS declared,
+         bt.typname AS "typeName",
+         bt.typtype AS "typeType",
+         CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END AS typmod,
+         et.typname AS "elementName",
+         et.typtype AS "elementType",
+         et.oid AS "elementOid",
+         co.collname AS collation
+  FROM pg_attribute a
+  JOIN pg_type t ON t.oid = a.atttypid
+  JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+  LEFT JOIN pg_type et ON et.oid = bt.typelem AND bt.typcategory = 'A'
+  LEFT JOIN pg_collation co ON co.oid = a.attcollation
+  WHERE a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
+) col ON true
+WHERE r.oid IS NOT NULL
+ORDER BY col.attnum`;
 
-export async function tableColumns(db: Queryable, oid: number): Promise<PgColumn[]> {
-  const result = await db.query<CatalogColumn>(COLUMNS_SQL, [oid]);
-  return result.rows.map((row) => mapColumn({ ...row, elementOid: row.elementOid === null ? null : Number(row.elementOid) }));
+const IN_SCHEMA = columnsSql(`SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`);
+const ON_SEARCH_PATH = columnsSql("SELECT to_regclass(quote_ident($1))::oid AS oid");
+
+/**
+ * The table's oid and columns, or null when it does not exist, in one round trip (a load
+ * describes a table several times, each a round trip to a server that may be far away). Found as
+ * `findTable` finds it.
+ */
+export async function describeRelation(
+  db: Queryable,
+  ref: { readonly schema?: string | undefined; readonly name: string },
+): Promise<{ readonly oid: number; readonly columns: PgColumn[] } | null> {
+  const result =
+    ref.schema === undefined
+      ? await db.query<CatalogColumn & { relid: number }>(ON_SEARCH_PATH, [ref.name])
+      : await db.query<CatalogColumn & { relid: number }>(IN_SCHEMA, [ref.schema, ref.name]);
+  const first = result.rows[0];
+  if (!first) return null;
+  const columns = result.rows
+    .filter((row) => row.name !== null)
+    .map((row) => mapColumn({ ...row, elementOid: row.elementOid === null ? null : Number(row.elementOid) }));
+  return { oid: Number(first.relid), columns };
 }
 
 /**

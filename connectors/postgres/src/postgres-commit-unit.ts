@@ -15,7 +15,7 @@ import { HEADER, rawCopyOf, sameWire, TRAILER } from "./copy-binary.js";
 import { CopyBinaryEncoder } from "./copy-binary-encoder.js";
 import { CopyInQuery } from "./copy-in-query.js";
 import { type ErrorContext, toSqlloadError } from "./errors.js";
-import { defaultCollationIsCodePoint, findTable, type Queryable, tableColumns } from "./postgres-catalog.js";
+import { defaultCollationIsCodePoint, describeRelation, type Queryable } from "./postgres-catalog.js";
 import {
   cursorCast,
   cursorKindOfColumn,
@@ -32,8 +32,7 @@ import { ensureRunLogTable, insertRunLogSql, readRunLog } from "./postgres-run-l
 
 /** The columns of a table, or null when it does not exist. */
 export async function describePg(db: Queryable, ref: TargetTableRef): Promise<PgColumn[] | null> {
-  const oid = await findTable(db, ref);
-  return oid === null ? null : tableColumns(db, oid);
+  return (await describeRelation(db, ref))?.columns ?? null;
 }
 
 /** `CREATE TABLE` column definitions for logical columns. Every column is nullable: see ensureTable. */
@@ -226,8 +225,9 @@ export class PostgresCommitUnit implements CommitUnit {
     this.assertOpen();
     try {
       await this.finishCopy();
-      // A unit on a table not created yet may be the first thing in its schema.
-      await this.client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.ref.schema)}`);
+      // A unit on a table not created yet may be the first thing in its schema. One that found its
+      // table found the schema (dropped since, the unit fails and commits nothing): a round trip fewer.
+      if (this.tableColumns.length === 0) await this.client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.ref.schema)}`);
       await ensureRunLogTable(this.client, this.ref.schema);
       await this.client.query(insertRunLogSql(this.ref.schema), [row.runId, row.table, row.at, row.formatVersion, row.body]);
     } catch (error) {
@@ -241,7 +241,7 @@ export class PostgresCommitUnit implements CommitUnit {
       await this.finishCopy();
       // A reload's build logs under the live table.
       const log = this.options.runLogTable ?? this.ref;
-      return await readRunLog(this.client, log.schema, formatTargetTable(log), { runId });
+      return await readRunLog(this.client, log.schema, formatTargetTable(log), { runId, inTransaction: true });
     } catch (error) {
       throw toSqlloadError(error, this.context(`reading the run log of ${this.display}`));
     }

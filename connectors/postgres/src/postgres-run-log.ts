@@ -1,11 +1,22 @@
 import { RUN_LOG_TABLE, type RunLogReadOptions, type RunLogRow, runLogOrder, runLogRowsFromColumns } from "@sqlload/core";
+import type pg from "pg";
+import { errorKind } from "./errors.js";
 import type { Queryable } from "./postgres-catalog.js";
-import { findTable } from "./postgres-catalog.js";
 import { quoteIdent } from "./postgres-dialect.js";
 
 /** The indexes a run log is created with (see runLogTableSql). */
 export const RUN_LOG_TABLE_INDEX = `${RUN_LOG_TABLE}_table_seq`;
 export const RUN_LOG_RUN_INDEX = `${RUN_LOG_TABLE}_run_id`;
+
+function runLogName(schema: string): string {
+  return `${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)}`;
+}
+
+/** Whether the schema has its run log, in one statement. */
+export async function runLogExists(db: Queryable, schema: string): Promise<boolean> {
+  const found = await db.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [runLogName(schema)]);
+  return found.rows[0]?.present === true;
+}
 
 /**
  * The run log lives beside the tables, in `<schema>."_sqlload_runs"`, and is written in the same
@@ -21,9 +32,8 @@ export const RUN_LOG_RUN_INDEX = `${RUN_LOG_TABLE}_run_id`;
  * older log). One statement when the log exists, as `CREATE TABLE IF NOT EXISTS` was.
  */
 export async function ensureRunLogTable(db: Queryable, schema: string): Promise<void> {
-  const log = `${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)}`;
-  const found = await db.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [log]);
-  if (found.rows[0]?.present) return;
+  if (await runLogExists(db, schema)) return;
+  const log = runLogName(schema);
   await db.query(`CREATE TABLE IF NOT EXISTS ${log} (
   seq bigserial PRIMARY KEY,
   run_id text NOT NULL,
@@ -52,27 +62,35 @@ function isoOfMicros(micros: bigint): string {
 /**
  * The records of one table (`formatTargetTable(ref)`, as core names it) in the order they were
  * written; with `runId`, only that run's; with `last`, only the newest `last` (read
- * backwards on the `table_name, seq` index).
+ * backwards on the `table_name, seq` index). None when the schema has no log yet: inside a
+ * transaction (`inTransaction`) that is checked first, since a failed statement would abort it;
+ * elsewhere the log is read at once and its absence told by the error, a round trip fewer.
  */
 export async function readRunLog(
   db: Queryable,
   schema: string,
   table: string,
-  only: RunLogReadOptions & { readonly runId?: string | undefined } = {},
+  only: RunLogReadOptions & { readonly runId?: string | undefined; readonly inTransaction?: boolean } = {},
 ): Promise<RunLogRow[]> {
-  if ((await findTable(db, { schema, name: RUN_LOG_TABLE })) === null) return [];
+  if (only.inTransaction && !(await runLogExists(db, schema))) return [];
   const params: unknown[] = [table];
   const run = only.runId === undefined ? "" : ` AND run_id = $${params.push(only.runId)}`;
-  const result = await db.query<{ run_id: string; table_name: string; at: string; format_version: number; body: string }>(
-    `SELECT run_id, table_name,
+  let result: pg.QueryResult<{ run_id: string; table_name: string; at: string; format_version: number; body: string }>;
+  try {
+    result = await db.query(
+      `SELECT run_id, table_name,
             (extract(epoch from date_trunc('second', at AT TIME ZONE 'UTC'))::int8 * 1000000
               + extract(microseconds from at AT TIME ZONE 'UTC')::int8 % 1000000)::text AS at,
             format_version, body
-     FROM ${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)}
+     FROM ${runLogName(schema)}
      WHERE table_name = $1${run}
      ${runLogOrder("seq", only)}`,
-    params,
-  );
+      params,
+    );
+  } catch (error) {
+    if (!only.inTransaction && errorKind(error) === "missing_table") return [];
+    throw error;
+  }
   return runLogRowsFromColumns(
     result.rows.map((r) => ({ ...r, at: isoOfMicros(BigInt(r.at)) })),
     only,

@@ -12,7 +12,7 @@ import {
   SqlloadError,
 } from "@sqlload/core";
 import { toSqlloadError } from "./errors.js";
-import { defaultCollationIsCodePoint, findTable, indexesLeadingWith, type Queryable, tableColumns } from "./postgres-catalog.js";
+import { defaultCollationIsCodePoint, describeRelation, indexesLeadingWith, type Queryable } from "./postgres-catalog.js";
 import { PostgresConnection, type PostgresOptions } from "./postgres-connection.js";
 import {
   cursorExpression,
@@ -65,11 +65,11 @@ export async function resolveTable(
 ): Promise<ResolvedTable> {
   const ref = request.table;
   const display = request.table.key;
-  const oid = await findTable(db, ref);
-  if (oid === null) {
+  const relation = await describeRelation(db, ref);
+  if (relation === null) {
     throw new SqlloadError("SL206", `table ${display} was not found in source ${sourceName}`, { table: display });
   }
-  const all = await tableColumns(db, oid);
+  const { oid, columns: all } = relation;
   const byName = new Map(all.map((c) => [c.name, c]));
   const columns = (request.columns ?? all.map((c) => c.name)).map((name) => {
     const column = byName.get(name);

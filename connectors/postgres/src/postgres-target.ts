@@ -35,7 +35,13 @@ import {
   sortsByCodePoint,
 } from "./postgres-dialect.js";
 import { dropReloadBuild, reloadBuildTable, swapReloadBuild } from "./postgres-reload-build.js";
-import { ensureRunLogTable, readRunLog } from "./postgres-run-log.js";
+import { ensureRunLogTable, readRunLog, runLogExists } from "./postgres-run-log.js";
+
+/** Whether the table already has `column` in a type its values fit into: ensureTable changes nothing for it. */
+function fits(column: Column, existing: readonly PgColumn[]): boolean {
+  const current = existing.find((c) => c.name === column.name);
+  return current !== undefined && fitsInto(column.type, current);
+}
 
 function plain(columns: readonly PgColumn[]): Column[] {
   return columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
@@ -130,6 +136,10 @@ export class PostgresTarget implements TargetConnection {
   ): Promise<readonly Column[]> {
     const display = formatTargetTable(ref);
     return this.withClient(`creating ${display}`, ref, async (client) => {
+      // A table that already has every column, and its schema's run log: nothing to change, and
+      // no transaction or lock needed to find that out (two round trips, not nine).
+      const table = await describePg(client, ref);
+      if (table && columns.every((c) => fits(c, table)) && (await runLogExists(client, ref.schema))) return plain(table);
       await client.query("BEGIN");
       try {
         await client.query("SELECT pg_advisory_xact_lock($1::int8)", [lockKey({ schema: ref.schema, name: "" }).toString()]);

@@ -10,6 +10,7 @@ import {
 } from "@sqlload/core";
 import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { lockKey } from "../src/postgres-target.js";
 import { batch, openTarget, rows, type Server, startServer } from "./harness.js";
 
 let server: Server;
@@ -112,6 +113,32 @@ describe("ensureTable", () => {
       "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'evolve.app__t'::regclass AND attname = 'id'",
     );
     expect(rows).toEqual([{ t: "bigint" }]);
+  });
+
+  it("finds an up-to-date table so without the schema's DDL lock, which a change still waits for", async () => {
+    const holder = await sql.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock($1::int8)", [lockKey({ schema: "evolve", name: "" }).toString()]);
+      const columns = [col("id", T("int32")), col("name", T("text"))];
+      // Every column there, in a type its values fit: answered while another run holds the lock.
+      const waited = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error("waited for the DDL lock")), 5000).unref(),
+      );
+      const found = await Promise.race([target.ensureTable(ref, columns, {}), waited]);
+      expect(found.map((c) => c.name)).toEqual(["id", "name", "score"]);
+      let added = false;
+      const adding = target.ensureTable(ref, [...columns, col("later", T("text"))], {}).then((c) => {
+        added = true;
+        return c;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(added).toBe(false);
+      await holder.query("COMMIT");
+      expect((await adding).map((c) => c.name)).toEqual(["id", "name", "score", "later"]);
+    } finally {
+      holder.release();
+    }
   });
 });
 
