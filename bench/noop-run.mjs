@@ -4,14 +4,17 @@
 // Wall time and CPU time are both reported: on a shared machine the CPU time is the steadier one.
 // `--history N` first gives the table N more run-log records (copies of its newest), as months of
 // scheduled runs would: the log gains a record per run and is never trimmed (DuckDB target only).
-// `--target postgres` loads into a second database of the same server instead of the DuckDB file.
+// `--target postgres` loads into a second database of the same server instead of the DuckDB file;
+// `--latency MS` puts that database MS ms of round trip away (a remote warehouse), through a local
+// proxy that delays each direction MS/2 ms; the source stays direct.
 // Beside the ratio of the two best runs, the median of each pair's ratio (a `--version` run and the
 // no-op run after it): steadier on a shared machine, where one lucky `--version` run moves the first.
-//   pnpm build && node bench/noop-run.mjs [--repeat 7] [--rows 100000] [--history 10000] [--target postgres] [--quick]
+//   pnpm build && node bench/noop-run.mjs [--repeat 7] [--rows 100000] [--history 10000] [--target postgres [--latency 10]] [--quick]
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { arg, buildOrders, cli, describeMachine, duckdb, hasFlag, importBuilt, peakRss } from "./common.mjs";
+import { startLatencyProxy } from "./latency-proxy.mjs";
 
 const quick = hasFlag("quick");
 const repeat = arg("repeat", quick ? 1 : 7);
@@ -21,16 +24,27 @@ const targetIndex = process.argv.indexOf("--target");
 const targetKind = targetIndex >= 0 ? process.argv[targetIndex + 1] : "duckdb";
 if (!["duckdb", "postgres"].includes(targetKind)) throw new Error(`--target is duckdb or postgres, not ${targetKind}`);
 if (history > 0 && targetKind !== "duckdb") throw new Error("--history lengthens a DuckDB target's run log only");
+const latency = arg("latency", 0);
+if (!(latency >= 0)) throw new Error("--latency is a round-trip time in milliseconds, 0 or more");
+if (hasFlag("latency") && targetKind !== "postgres")
+  throw new Error("--latency delays a Postgres target only: add --target postgres");
 const { createDatabase, startPostgres } = await importBuilt("packages/testing/dist/index.js");
 
 const server = await startPostgres();
 const dir = mkdtempSync(join(tmpdir(), "sqlload-noop-"));
+let proxy;
 try {
   await buildOrders(server.url, rows);
-  const target =
-    targetKind === "postgres"
-      ? `connector = "postgres"\nurl = "${await createDatabase(server.url, "warehouse")}"`
-      : `path = "w.duckdb"`;
+  let target = `path = "w.duckdb"`;
+  if (targetKind === "postgres") {
+    const url = new URL(await createDatabase(server.url, "warehouse"));
+    if (latency > 0) {
+      proxy = await startLatencyProxy(url.hostname, Number(url.port), latency / 2);
+      url.hostname = "127.0.0.1";
+      url.port = String(proxy.port);
+    }
+    target = `connector = "postgres"\nurl = "${url}"`;
+  }
   writeFileSync(
     join(dir, "sqlload.toml"),
     `[target]\n${target}\n\n[sources.app]\nconnector = "postgres"\nurl = "${server.url}"\n\n[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\n`,
@@ -46,7 +60,8 @@ try {
   }
   const best = (list, key) => Math.min(...list.map((x) => x[key]));
   const all = (list, key) => list.map((x) => x[key].toFixed(2)).join(" ");
-  console.log(`${describeMachine()}, target ${targetKind}, ${repeat} pairs of runs`);
+  const away = latency > 0 ? ` ${latency} ms away` : "";
+  console.log(`${describeMachine()}, target ${targetKind}${away}, ${repeat} pairs of runs`);
   for (const [key, name] of [
     ["s", "wall"],
     ["cpuS", "CPU"],
@@ -60,6 +75,7 @@ try {
     );
   }
 } finally {
+  await proxy?.close();
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }
