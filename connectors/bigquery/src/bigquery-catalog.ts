@@ -104,11 +104,11 @@ export async function deleteTable(client: BigQuery, dataset: string, table: stri
   }
 }
 
-/** Names of the dataset's tables that start with `prefix`. */
-export async function tablesStartingWith(client: BigQuery, dataset: string, prefix: string): Promise<string[]> {
+/** Names of the dataset's tables that start with one of `prefixes`, from one listing. */
+export async function tablesStartingWith(client: BigQuery, dataset: string, prefixes: readonly string[]): Promise<string[]> {
   try {
     const [tables] = await client.dataset(dataset).getTables({ autoPaginate: true });
-    return tables.map((t) => t.id ?? "").filter((id) => id.startsWith(prefix));
+    return tables.map((t) => t.id ?? "").filter((id) => prefixes.some((prefix) => id.startsWith(prefix)));
   } catch (error) {
     if (notFound(error)) return [];
     throw error;

@@ -39,18 +39,18 @@ export async function acquireLock(
     holder: { type: "STRING", value: holder },
     ttl: { type: "INT64", value: String(timing.ttlSeconds) },
   };
-  await jobs.query(
+  // One job: a script's results are those of its last statement, here who holds the lock once
+  // the transaction that may have taken it committed.
+  const owner = await jobs.query(
     [
       "BEGIN TRANSACTION",
       `DELETE FROM ${table} WHERE target_name = @target_name AND expires_at < CURRENT_TIMESTAMP()`,
       `INSERT INTO ${table} (target_name, holder, expires_at) SELECT @target_name, @holder, TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL @ttl SECOND) FROM UNNEST([1]) WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE target_name = @target_name)`,
       "COMMIT TRANSACTION",
+      `SELECT holder FROM ${table} WHERE target_name = @target_name`,
     ].join(";\n"),
     params,
   );
-  const owner = await jobs.query(`SELECT holder FROM ${table} WHERE target_name = @target_name`, {
-    target_name: params.target_name as QueryParameter,
-  });
   if (!owner.rows.some((r) => r.holder === holder)) {
     throw new SqlloadError("SL306", `table ${targetName} is locked by another sqlload run`, {
       table: targetName,

@@ -151,7 +151,9 @@ export class BigQueryTarget implements TargetConnection {
             changed = true;
           }
         }
-        if (changed) await patchSchema(this.jobs.client, dataset, ref.name, fields);
+        // Unchanged, the table is what was just read: no second request.
+        if (!changed) return fields.map(columnOf);
+        await patchSchema(this.jobs.client, dataset, ref.name, fields);
       }
       const after = await getTable(this.jobs.client, dataset, ref.name);
       return (after?.schema?.fields ?? []).map(columnOf);
@@ -204,10 +206,9 @@ export class BigQueryTarget implements TargetConnection {
       await this.prepareDataset(dataset);
       const lock = await acquireLock(this.jobs, dataset, ref.name, this.options.lockTiming ?? DEFAULT_LOCK_TIMING);
       try {
-        for (const kind of ["stage", "build"] as const) {
-          for (const name of await tablesStartingWith(this.jobs.client, dataset, auxPrefix(kind, ref.name))) {
-            await deleteTable(this.jobs.client, dataset, name);
-          }
+        const leftovers = [auxPrefix("stage", ref.name), auxPrefix("build", ref.name)];
+        for (const name of await tablesStartingWith(this.jobs.client, dataset, leftovers)) {
+          await deleteTable(this.jobs.client, dataset, name);
         }
       } catch (error) {
         await lock.release().catch(() => undefined);

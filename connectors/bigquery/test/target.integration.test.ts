@@ -201,6 +201,24 @@ describe("BigQuery target against the emulator", () => {
     expect(names).toEqual(["_sqlload_locks", "_sqlload_runs", `${auxPrefix("stage", "other")}live03`, "t"].sort());
   });
 
+  it("takes a lock in one job and one listing, and finds an up-to-date table from one read", async () => {
+    const { target, ref } = await fresh();
+    await commit(target, ref, [{ id: 1n, c: "a" }]);
+    const requests = async (work: () => Promise<unknown>) => {
+      const from = emulator.failures.requests.length;
+      await work();
+      return emulator.failures.requests.slice(from).map((r) => r.operation);
+    };
+    // Each job is a request to start it and one for its results: every one costs a round trip.
+    const locking = await requests(async () => (await target.lockTable(ref)).release());
+    expect(locking.filter((o) => o === "jobs.insert")).toHaveLength(2); // take, release
+    expect(locking.filter((o) => o === "tables.list")).toHaveLength(1);
+    const ensuring = await requests(() =>
+      target.ensureTable(ref, columns, { primaryKey: ["id"], cursor: { column: "id", kind: "integer" } }),
+    );
+    expect(ensuring.filter((o) => o === "tables.get")).toHaveLength(1);
+  });
+
   it("gives a table's lock to exactly one of two runs racing for it", async () => {
     const { target, ref } = await fresh();
     await target.ensureTable(ref, columns, {});

@@ -116,11 +116,11 @@ export class DatabricksTarget implements TargetConnection {
         }
       }
       const missing = columns.filter((c) => !have.has(c.name.toLowerCase()));
-      if (missing.length > 0) {
-        await this.guard(`adding columns to ${name}`, () =>
-          this.session.execute(addColumnsSql(qualifiedTable(this.catalog, ref), missing)),
-        );
-      }
+      // Unchanged, the table is what was just read: no second catalog query.
+      if (missing.length === 0) return existing.columns;
+      await this.guard(`adding columns to ${name}`, () =>
+        this.session.execute(addColumnsSql(qualifiedTable(this.catalog, ref), missing)),
+      );
     }
     return (await this.describeTable(ref))?.columns ?? columns.map(storedColumn);
   }
@@ -147,10 +147,13 @@ export class DatabricksTarget implements TargetConnection {
     return new DatabricksCommitUnit(this.unitContext(), ref, options);
   }
 
-  readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
-    return this.guard(`reading the run log of ${formatTargetTable(ref)}`, () =>
+  async readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
+    const rows = await this.guard(`reading the run log of ${formatTargetTable(ref)}`, () =>
       readRunLog(this.session, this.catalog, ref, formatTargetTable(ref), options?.last),
     );
+    // Records read are a log that exists: a commit need not create it again.
+    if (rows.length > 0) this.runLogsMade.add(ref.schema);
+    return rows;
   }
 
   async lockTable(ref: TargetTableRef): Promise<{ release(): Promise<void> }> {

@@ -68,4 +68,37 @@ describe("the Databricks commit model", () => {
       await target.close();
     }
   });
+
+  it("a later run finds an up-to-date table from one catalog read, and a log it read is not created again", async () => {
+    const ref = { schema: "model_later", name: "t" };
+    const columns: Column[] = [{ name: "id", type: { kind: "int64" }, nullable: false }];
+    const record = { runId: "r1", table: "model_later.t", at: "2026-10-12T16:00:00Z", formatVersion: 1, body: "{}" };
+    const first = await modern.open("atomic", ref.schema);
+    try {
+      const unit = await first.begin(ref, { strategy: "append", columns: await first.ensureTable(ref, columns, {}) });
+      await unit.appendRunLog(record);
+      await unit.commit();
+    } finally {
+      await first.close();
+    }
+    const target = await modern.open("atomic", ref.schema);
+    try {
+      const statements = async (work: () => Promise<unknown>) => {
+        const from = modern.emulator.failures.requests.length;
+        await work();
+        return modern.emulator.failures.requests.slice(from).map((r) => r.statement ?? r.operation);
+      };
+      expect(await target.readRunLog(ref, { last: 100 })).toEqual([record]);
+      expect(
+        (await statements(() => target.ensureTable(ref, columns, {}))).filter((s) => /information_schema/i.test(s)),
+      ).toHaveLength(1);
+      const unit = await target.begin(ref, { strategy: "append", columns });
+      await unit.appendRunLog({ ...record, runId: "r2" });
+      const committed = await statements(() => unit.commit());
+      expect(committed.filter((s) => /CREATE TABLE IF NOT EXISTS .*_sqlload_runs/is.test(s))).toEqual([]);
+      expect((await target.readRunLog(ref)).map((r) => r.runId)).toEqual(["r1", "r2"]);
+    } finally {
+      await target.close();
+    }
+  });
 });

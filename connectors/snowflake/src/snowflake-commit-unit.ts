@@ -158,7 +158,7 @@ export class SnowflakeCommitUnit implements CommitUnit {
 
   private async finish(): Promise<void> {
     this.files?.remove();
-    await this.session.run(`DROP TABLE IF EXISTS ${qualifiedTable(this.stage)}`).catch(() => undefined);
+    // The stage is a temporary table of this session, which ending the session drops.
     await this.session.close().catch(() => undefined);
   }
 

@@ -18,14 +18,14 @@ import {
   type TargetTableInfo,
   type TargetTableRef,
 } from "@sqlload/core";
-import { guardTable, wrapSnowflakeError } from "./errors.js";
+import { guardTable, snowflakeErrorKind, wrapSnowflakeError } from "./errors.js";
 import { describeColumns, ensureSchema } from "./snowflake-catalog.js";
 import { createTableSql, SnowflakeCommitUnit } from "./snowflake-commit-unit.js";
 import { maxExpression, qualifiedTable, quoteIdent } from "./snowflake-dialect.js";
 import { dropLeftovers } from "./snowflake-leftovers.js";
 import { acquireTableLock, DEFAULT_LOCK_TIMING, type LockTiming } from "./snowflake-lock.js";
 import { snowflakePlanNotes } from "./snowflake-plan-notes.js";
-import { runLogRef, selectRunLog } from "./snowflake-run-log.js";
+import { selectRunLog } from "./snowflake-run-log.js";
 import { SnowflakeSession, type SnowflakeSettings } from "./snowflake-session.js";
 import { type CatalogColumn, fitsColumn, logicalTypeOf, snowflakeTypeSql } from "./snowflake-types.js";
 
@@ -150,6 +150,8 @@ export class SnowflakeTarget implements TargetConnection {
             );
           }
         }
+        // Unchanged, the table is what was just read: no second catalog query.
+        if (added.length === 0) return existing.map(toColumn);
         for (const def of added) await this.session.runRetrying(`ALTER TABLE ${qualifiedTable(ref)} ADD COLUMN ${def}`);
       }
       return ((await this.columns(ref)) ?? []).map(toColumn);
@@ -172,8 +174,13 @@ export class SnowflakeTarget implements TargetConnection {
 
   async readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
     return guardTable(ref, "reading the run log of", async () => {
-      if (!(await this.columns(runLogRef(ref.schema)))) return [];
-      return selectRunLog(this.session, ref, options?.last);
+      // Read at once, a statement fewer than asking the catalog first: no log yet reads as none.
+      try {
+        return await selectRunLog(this.session, ref, options?.last);
+      } catch (error) {
+        if (snowflakeErrorKind(error) === "missing_table") return [];
+        throw error;
+      }
     });
   }
 

@@ -103,6 +103,33 @@ describe("the Snowflake target against the emulator", () => {
     }
   });
 
+  it("spends one statement each on an up-to-date table, on its run log, and none on dropping a stage its session's end drops", async () => {
+    const target = await SnowflakeTarget.open(engine.settings);
+    try {
+      const ref = { schema: freshSchema(), name: "t" };
+      await target.ensureTable(ref, columns);
+      const statements = async (work: () => Promise<unknown>) => {
+        const from = emulator().failures.requests.length;
+        await work();
+        return emulator()
+          .failures.requests.slice(from)
+          .filter((r) => r.statement !== undefined)
+          .map((r) => r.statement as string);
+      };
+      expect(await statements(() => target.ensureTable(ref, columns))).toHaveLength(1);
+      // No log yet reads as none, from the one statement that would have read it.
+      expect(await statements(() => target.readRunLog(ref, { last: 100 }))).toHaveLength(1);
+      expect(await target.readRunLog(ref, { last: 100 })).toEqual([]);
+      const unit = await target.begin(ref, { strategy: "append", columns });
+      await unit.write(batchFromRows(columns, [{ id: 1n, at: "2026-01-01T00:00:00Z" }]));
+      const committed = await statements(() => unit.commit());
+      expect(committed.filter((s) => /^DROP TABLE/i.test(s))).toEqual([]);
+      expect(await stageTablesLeft(emulator(), ref.schema)).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it("notes in plan a TIMESTAMP_NTZ cursor where the user's sessions default to another zone than UTC", async () => {
     const target = await SnowflakeTarget.open(engine.settings);
     try {
