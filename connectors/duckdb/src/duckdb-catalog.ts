@@ -65,10 +65,14 @@ export async function columnCollations(
   name: string,
   columns: readonly string[],
 ): Promise<Record<string, string>> {
-  const reader = await connection.runAndReadAll(
-    `SELECT sql FROM duckdb_tables() WHERE lower(schema_name) = lower(${quoteString(schema)}) AND lower(table_name) = lower(${quoteString(name)})`,
-  );
-  const sql = reader.getRows()[0]?.[0];
+  // The names as written first (the common case, and cheaper than lower() on every table's row),
+  // then as DuckDB matches them, case-insensitively.
+  const statement = (match: (column: string, value: string) => string) =>
+    `SELECT sql FROM duckdb_tables() WHERE ${match("schema_name", schema)} AND ${match("table_name", name)}`;
+  let rows = (await connection.runAndReadAll(statement((c, v) => `${c} = ${quoteString(v)}`))).getRows();
+  if (rows.length === 0)
+    rows = (await connection.runAndReadAll(statement((c, v) => `lower(${c}) = lower(${quoteString(v)})`))).getRows();
+  const sql = rows[0]?.[0];
   if (typeof sql !== "string" || !/\bCOLLATE\b/i.test(sql)) return {};
   const out: Record<string, string> = {};
   for (const column of columns) {
