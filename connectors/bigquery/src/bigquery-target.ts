@@ -194,7 +194,8 @@ export class BigQueryTarget implements TargetConnection {
   readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
     return this.guard(ref, "reading the run log of", async () => {
       const dataset = this.dataset(ref);
-      if (!(await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))) return [];
+      // A dataset this connection prepared (taking the table's lock does) has its log: no request to ask.
+      if (!this.datasets.has(dataset) && !(await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))) return [];
       return selectRunLog(this.jobs, dataset, ref.name, options?.last);
     });
   }

@@ -201,7 +201,7 @@ describe("BigQuery target against the emulator", () => {
     expect(names).toEqual(["_sqlload_locks", "_sqlload_runs", `${auxPrefix("stage", "other")}live03`, "t"].sort());
   });
 
-  it("takes a lock in one job and one listing, and finds an up-to-date table from one read", async () => {
+  it("takes a lock in one job and one listing, finds an up-to-date table from one read, and reads the log at once", async () => {
     const { target, ref } = await fresh();
     await commit(target, ref, [{ id: 1n, c: "a" }]);
     const requests = async (work: () => Promise<unknown>) => {
@@ -217,6 +217,8 @@ describe("BigQuery target against the emulator", () => {
       target.ensureTable(ref, columns, { primaryKey: ["id"], cursor: { column: "id", kind: "integer" } }),
     );
     expect(ensuring.filter((o) => o === "tables.get")).toHaveLength(1);
+    // The lock prepared the dataset, its run log included: the log is read at once.
+    expect(await requests(() => target.readRunLog(ref, { last: 100 }))).not.toContain("tables.get");
   });
 
   it("gives a table's lock to exactly one of two runs racing for it", async () => {
