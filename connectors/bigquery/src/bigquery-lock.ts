@@ -39,8 +39,9 @@ export async function acquireLock(
     holder: { type: "STRING", value: holder },
     ttl: { type: "INT64", value: String(timing.ttlSeconds) },
   };
-  // One job: a script's results are those of its last statement, here who holds the lock once
-  // the transaction that may have taken it committed.
+  // One job: jobs.getQueryResults on a script returns the results of its last SELECT, DML or DDL
+  // statement (docs/multi-statement-queries, "return the last executed statement"), here who
+  // holds the lock once the transaction that may have taken it committed.
   const owner = await jobs.query(
     [
       "BEGIN TRANSACTION",
