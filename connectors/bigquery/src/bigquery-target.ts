@@ -40,7 +40,7 @@ import type { IntegerPartitionRange } from "./bigquery-partition-range.js";
 import { RUN_LOG_FIELDS, selectRunLog } from "./bigquery-run-log.js";
 import { auxPrefix } from "./bigquery-stage.js";
 import { columnOf, fieldFits, fieldOf, typeSql } from "./bigquery-types.js";
-import { toBigQueryError } from "./errors.js";
+import { bigqueryErrorKind, toBigQueryError } from "./errors.js";
 
 export interface BigQueryTargetOptions {
   readonly location?: string | undefined;
@@ -195,8 +195,18 @@ export class BigQueryTarget implements TargetConnection {
     return this.guard(ref, "reading the run log of", async () => {
       const dataset = this.dataset(ref);
       // A dataset this connection prepared (taking the table's lock does) has its log: no request to ask.
-      if (!this.datasets.has(dataset) && !(await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))) return [];
-      return selectRunLog(this.jobs, dataset, ref.name, options?.last);
+      if (!this.datasets.has(dataset)) {
+        if (!(await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))) return [];
+        return selectRunLog(this.jobs, dataset, ref.name, options?.last);
+      }
+      try {
+        return await selectRunLog(this.jobs, dataset, ref.name, options?.last);
+      } catch (error) {
+        // Deleted since (SPEC §11: safe): no log, and the dataset is prepared again before the next commit.
+        if (bigqueryErrorKind(error) !== "missing_table") throw error;
+        this.datasets.delete(dataset);
+        return [];
+      }
     });
   }
 

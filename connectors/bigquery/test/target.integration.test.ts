@@ -221,6 +221,20 @@ describe("BigQuery target against the emulator", () => {
     expect(await requests(() => target.readRunLog(ref, { last: 100 }))).not.toContain("tables.get");
   });
 
+  it("reads a run log deleted since the connection prepared its dataset as none, and creates it again for the next commit", async () => {
+    const { target, ref, schema } = await fresh();
+    await (await target.lockTable(ref)).release();
+    const record = { runId: "r1", table: `${ref.schema}.t`, at: "2026-10-12T16:00:00Z", formatVersion: 1, body: "{}" };
+    await emulator.catalog.drop(schema, "_sqlload_runs");
+    expect(await target.readRunLog(ref, { last: 100 })).toEqual([]);
+    const ensured = await target.ensureTable(ref, columns, {});
+    const unit = await target.begin(ref, { strategy: "append", columns: ensured });
+    await unit.write(batchFromRows(columns, [{ id: 1n, c: "a" }]));
+    await unit.appendRunLog(record);
+    await unit.commit();
+    expect(await target.readRunLog(ref)).toEqual([record]);
+  });
+
   it("gives a table's lock to exactly one of two runs racing for it", async () => {
     const { target, ref } = await fresh();
     await target.ensureTable(ref, columns, {});

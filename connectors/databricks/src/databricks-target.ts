@@ -151,8 +151,10 @@ export class DatabricksTarget implements TargetConnection {
     const rows = await this.guard(`reading the run log of ${formatTargetTable(ref)}`, () =>
       readRunLog(this.session, this.catalog, ref, formatTargetTable(ref), options?.last),
     );
-    // Records read are a log that exists: a commit need not create it again.
+    // Records read are a log that exists: a commit need not create it again. None may be a log
+    // deleted since this connection made it (SPEC §11: safe), which the next commit makes again.
     if (rows.length > 0) this.runLogsMade.add(ref.schema);
+    else this.runLogsMade.delete(ref.schema);
     return rows;
   }
 

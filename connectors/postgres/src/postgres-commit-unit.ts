@@ -241,7 +241,7 @@ export class PostgresCommitUnit implements CommitUnit {
       await this.finishCopy();
       // A reload's build logs under the live table.
       const log = this.options.runLogTable ?? this.ref;
-      return await readRunLog(this.client, log.schema, formatTargetTable(log), { runId, inTransaction: true });
+      return await readRunLog(this.client, log.schema, formatTargetTable(log), { runId });
     } catch (error) {
       throw toSqlloadError(error, this.context(`reading the run log of ${this.display}`));
     }

@@ -62,17 +62,18 @@ function isoOfMicros(micros: bigint): string {
 /**
  * The records of one table (`formatTargetTable(ref)`, as core names it) in the order they were
  * written; with `runId`, only that run's; with `last`, only the newest `last` (read
- * backwards on the `table_name, seq` index). None when the schema has no log yet: inside a
- * transaction (`inTransaction`) that is checked first, since a failed statement would abort it;
- * elsewhere the log is read at once and its absence told by the error, a round trip fewer.
+ * backwards on the `table_name, seq` index). None when the schema has no log yet: that is
+ * checked first, since inside a transaction a failed statement would abort it; on a connection
+ * outside one (`outsideTransaction`) the log is read at once and its absence told by the error,
+ * a round trip fewer.
  */
 export async function readRunLog(
   db: Queryable,
   schema: string,
   table: string,
-  only: RunLogReadOptions & { readonly runId?: string | undefined; readonly inTransaction?: boolean } = {},
+  only: RunLogReadOptions & { readonly runId?: string | undefined; readonly outsideTransaction?: boolean } = {},
 ): Promise<RunLogRow[]> {
-  if (only.inTransaction && !(await runLogExists(db, schema))) return [];
+  if (!only.outsideTransaction && !(await runLogExists(db, schema))) return [];
   const params: unknown[] = [table];
   const run = only.runId === undefined ? "" : ` AND run_id = $${params.push(only.runId)}`;
   let result: pg.QueryResult<{ run_id: string; table_name: string; at: string; format_version: number; body: string }>;
@@ -88,7 +89,7 @@ export async function readRunLog(
       params,
     );
   } catch (error) {
-    if (!only.inTransaction && errorKind(error) === "missing_table") return [];
+    if (only.outsideTransaction && errorKind(error) === "missing_table") return [];
     throw error;
   }
   return runLogRowsFromColumns(

@@ -229,7 +229,7 @@ export class PostgresTarget implements TargetConnection {
 
   async readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
     return this.withClient(`reading the run log of ${formatTargetTable(ref)}`, ref, (client) =>
-      readRunLog(client, ref.schema, formatTargetTable(ref), { last: options?.last }),
+      readRunLog(client, ref.schema, formatTargetTable(ref), { last: options?.last, outsideTransaction: true }),
     );
   }
 

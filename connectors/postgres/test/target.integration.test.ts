@@ -5,6 +5,7 @@ import {
   encodeRunLogRecord,
   isSqlloadError,
   type LogicalType,
+  runLogOrder,
   type TargetConnection,
   type TargetTableRef,
 } from "@sqlload/core";
@@ -293,9 +294,11 @@ describe("a run log shared by many tables", () => {
        SELECT 'r' || (g / 10), 'shared_log.app__busy' || (g % 10), now(), 1, '{}' FROM generate_series(1, 50000) g`,
     );
     await sql.query("ANALYZE shared_log._sqlload_runs");
-    const newest = await plan(`SELECT body FROM shared_log._sqlload_runs WHERE table_name = $1 ORDER BY seq DESC LIMIT 100`, [
-      "shared_log.app__rare",
-    ]);
+    // Ended as every read of the newest records is (runLogOrder, which readRunLog uses).
+    const newest = await plan(
+      `SELECT body FROM shared_log._sqlload_runs WHERE table_name = $1 ${runLogOrder("seq", { last: 100 })}`,
+      ["shared_log.app__rare"],
+    );
     expect(newest).toContain('"Index Name":"_sqlload_runs_table_seq"');
     const ofRun = await plan(`SELECT body FROM shared_log._sqlload_runs WHERE table_name = $1 AND run_id = $2 ORDER BY seq`, [
       "shared_log.app__rare",
@@ -303,6 +306,19 @@ describe("a run log shared by many tables", () => {
     ]);
     expect(ofRun).toMatch(/"Index Name":"_sqlload_runs_(run_id|table_seq)"/);
     expect(ofRun).not.toContain('"Node Type":"Seq Scan"');
+  });
+
+  it("creates a log deleted by hand again, indexes included, when a table is next ensured (SPEC §11: deleting it is safe)", async () => {
+    const ref = { schema: "deleted_log", name: "app__events" };
+    await target.ensureTable(ref, EVENTS, {});
+    await sql.query("DROP TABLE deleted_log._sqlload_runs");
+    expect(await target.readRunLog(ref, { last: 100 })).toEqual([]);
+    await target.ensureTable(ref, EVENTS, {});
+    expect((await indexes("deleted_log")).map((i) => i.indexname)).toEqual([
+      "_sqlload_runs_pkey",
+      "_sqlload_runs_run_id",
+      "_sqlload_runs_table_seq",
+    ]);
   });
 
   it("adds no index to a log created without them: CREATE INDEX there would wait on every load writing to it", async () => {

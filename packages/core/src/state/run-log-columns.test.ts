@@ -16,7 +16,7 @@ describe("runLogRowFromColumns", () => {
       expect(runLogRowFromColumns({ ...columns("r1"), format_version })).toEqual(expected);
   });
 
-  it("reads a NULL as empty text, which no record decodes from", () => {
+  it("reads a NULL as empty text (an empty body decodes as no record)", () => {
     expect(runLogRowFromColumns({ run_id: null, table_name: null, at: null, format_version: "1", body: null })).toEqual({
       runId: "",
       table: "",

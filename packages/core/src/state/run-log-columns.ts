@@ -5,7 +5,8 @@ import type { RunLogRow } from "./run-log.js";
 /**
  * A run-log row as SQL targets store it: one column per field, named so every target agrees. The
  * values are what a client gives back: text, or for the format version also a number or bigint.
- * NULL (a column declared without NOT NULL) reads as empty text, which no record decodes from.
+ * NULL (in a column declared without NOT NULL) reads as empty text; a record whose body is empty
+ * does not decode, and blocks its table as any unreadable record does.
  */
 export interface RunLogColumns {
   readonly run_id: string | null;
