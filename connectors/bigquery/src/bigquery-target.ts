@@ -32,6 +32,7 @@ import {
 import { collationNotes } from "./bigquery-collation.js";
 import { BigQueryCommitUnit } from "./bigquery-commit-unit.js";
 import { type CursorColumnType, qualifiedTable, rangeDialect } from "./bigquery-dialect.js";
+import { HeldTables } from "./bigquery-held-tables.js";
 import type { BigQueryJobs } from "./bigquery-jobs.js";
 import { tableLayout } from "./bigquery-layout.js";
 import { acquireLock, DEFAULT_LOCK_TIMING, LOCK_FIELDS, LOCK_TABLE, type LockTiming } from "./bigquery-lock.js";
@@ -74,6 +75,7 @@ export class BigQueryTarget implements TargetConnection {
   readonly capabilities: TargetCapabilities = BigQueryTarget.capabilities;
   private readonly datasets = new Set<string>();
   private readonly tableTurns = new Map<string, Promise<void>>();
+  private readonly held = new HeldTables();
 
   constructor(
     readonly jobs: BigQueryJobs,
@@ -84,9 +86,17 @@ export class BigQueryTarget implements TargetConnection {
     return this.options.datasetFor?.(ref.schema) ?? ref.schema;
   }
 
+  /** The table's metadata, shared by the requests of a load while this connection holds its lock (HeldTables). */
+  private table(ref: TargetTableRef): Promise<TableMetadata | null> {
+    const dataset = this.dataset(ref);
+    return this.held.get(heldKey(dataset, ref.name), () => getTable(this.jobs.client, dataset, ref.name));
+  }
+
   describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
     return this.guard(ref, "reading the columns of", async () => {
-      const table = await getTable(this.jobs.client, this.dataset(ref), ref.name);
+      // A load's first look at the table: always from BigQuery.
+      this.held.forget(heldKey(this.dataset(ref), ref.name));
+      const table = await this.table(ref);
       return table ? { columns: (table.schema?.fields ?? []).map(columnOf) } : null;
     });
   }
@@ -103,7 +113,7 @@ export class BigQueryTarget implements TargetConnection {
   ): Promise<CursorValue | null> {
     return this.guard(ref, "reading the maximum of", async () => {
       const dataset = this.dataset(ref);
-      const table = await getTable(this.jobs.client, dataset, ref.name);
+      const table = await this.table(ref);
       const field = table?.schema?.fields?.find((f) => f.name === column);
       if (!table || !field) return null;
       const at = { dataset, table: ref.name, label: formatTargetTable(ref) };
@@ -121,7 +131,7 @@ export class BigQueryTarget implements TargetConnection {
     return this.guard(ref, "creating or evolving", async () => {
       const dataset = this.dataset(ref);
       await this.prepareDataset(dataset);
-      const existing = await getTable(this.jobs.client, dataset, ref.name);
+      const existing = await this.table(ref);
       if (!existing) {
         const layout = tableLayout(columns, {
           cursor: options.cursor,
@@ -129,6 +139,7 @@ export class BigQueryTarget implements TargetConnection {
           partition: this.options.partitionByCursor !== false,
           integerRange: this.options.partitionRange,
         });
+        this.held.forget(heldKey(dataset, ref.name));
         await createTable(this.jobs.client, dataset, ref.name, { ...layout, labels: this.options.labels });
       } else {
         const fields = [...(existing.schema?.fields ?? [])];
@@ -153,9 +164,10 @@ export class BigQueryTarget implements TargetConnection {
         }
         // Unchanged, the table is what was just read: no second request.
         if (!changed) return fields.map(columnOf);
+        this.held.forget(heldKey(dataset, ref.name));
         await patchSchema(this.jobs.client, dataset, ref.name, fields);
       }
-      const after = await getTable(this.jobs.client, dataset, ref.name);
+      const after = await this.table(ref);
       return (after?.schema?.fields ?? []).map(columnOf);
     });
   }
@@ -166,9 +178,11 @@ export class BigQueryTarget implements TargetConnection {
       return await this.guard(ref, "starting a commit on", async () => {
         const dataset = this.dataset(ref);
         await this.prepareDataset(dataset);
-        const table = await getTable(this.jobs.client, dataset, ref.name);
-        const cursorField = options.cursor ? table?.schema?.fields?.find((f) => f.name === options.cursor?.column) : undefined;
         const swaps = options.strategy === "replace" && options.recordWithData !== true;
+        const table = await this.table(ref);
+        // The unit's commit puts a new table in its place: read it again after.
+        if (swaps) this.held.forget(heldKey(dataset, ref.name));
+        const cursorField = options.cursor ? table?.schema?.fields?.find((f) => f.name === options.cursor?.column) : undefined;
         return new BigQueryCommitUnit(
           {
             jobs: this.jobs,
@@ -216,16 +230,22 @@ export class BigQueryTarget implements TargetConnection {
       const dataset = this.dataset(ref);
       await this.prepareDataset(dataset);
       const lock = await acquireLock(this.jobs, dataset, ref.name, this.options.lockTiming ?? DEFAULT_LOCK_TIMING);
+      const key = heldKey(dataset, ref.name);
+      const release = async () => {
+        this.held.release(key);
+        await lock.release();
+      };
       try {
         const leftovers = [auxPrefix("stage", ref.name), auxPrefix("build", ref.name)];
         for (const name of await tablesStartingWith(this.jobs.client, dataset, leftovers)) {
           await deleteTable(this.jobs.client, dataset, name);
         }
       } catch (error) {
-        await lock.release().catch(() => undefined);
+        await release().catch(() => undefined);
         throw error;
       }
-      return lock;
+      this.held.hold(key);
+      return { release };
     });
   }
 
@@ -307,3 +327,7 @@ export class BigQueryTarget implements TargetConnection {
 }
 
 export type { TableMetadata };
+
+function heldKey(dataset: string, table: string): string {
+  return `${dataset}\u0000${table}`;
+}

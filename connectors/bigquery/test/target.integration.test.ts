@@ -235,6 +235,34 @@ describe("BigQuery target against the emulator", () => {
     expect(await target.readRunLog(ref)).toEqual([record]);
   });
 
+  it("reads a locked table's metadata once for a load's maximum, ensureTable and units; again after its own DDL, and unlocked", async () => {
+    const { target, ref } = await fresh();
+    await commit(target, ref, [{ id: 1n, c: "a" }]);
+    const gets = async (work: () => Promise<unknown>) => {
+      const from = emulator.failures.requests.length;
+      await work();
+      // The dataset is prepared (cached) already: every tables.get is of the table itself.
+      return emulator.failures.requests.slice(from).filter((r) => r.operation === "tables.get").length;
+    };
+    const load = async (extra: Column[] = []) => {
+      await target.describeTable(ref);
+      await target.maxCursor(ref, "id", "integer");
+      const ensured = await target.ensureTable(ref, [...columns, ...extra], {});
+      const unit = await target.begin(ref, { strategy: "append", columns: ensured });
+      await unit.write(batchFromRows(columns, [{ id: 2n, c: "b" }]));
+      await unit.commit();
+      return ensured;
+    };
+    const lock = await target.lockTable(ref);
+    expect(await gets(() => load())).toBe(1);
+    // A column added by ensureTable: the table is read again, once, and the unit sees the column.
+    let ensured: readonly Column[] = [];
+    expect(await gets(async () => (ensured = await load([{ name: "d", type: { kind: "text" }, nullable: true }])))).toBe(2);
+    expect(ensured.map((c) => c.name)).toEqual(["id", "c", "d"]);
+    await lock.release();
+    expect(await gets(() => load())).toBe(4);
+  });
+
   it("gives a table's lock to exactly one of two runs racing for it", async () => {
     const { target, ref } = await fresh();
     await target.ensureTable(ref, columns, {});
