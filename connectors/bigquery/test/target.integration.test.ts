@@ -22,6 +22,12 @@ describe("BigQuery target against the emulator", () => {
     await unit.write(batchFromRows(columns, rows));
     await unit.commit();
   };
+  /** The operations of the requests `work` made, in order. */
+  const requests = async (work: () => Promise<unknown>) => {
+    const from = emulator.failures.requests.length;
+    await work();
+    return emulator.failures.requests.slice(from).map((r) => r.operation);
+  };
   beforeAll(async () => {
     emulator = await BigQueryEmulator.start();
   });
@@ -204,11 +210,6 @@ describe("BigQuery target against the emulator", () => {
   it("takes a lock in one job and one listing, finds an up-to-date table from one read, and reads the log at once", async () => {
     const { target, ref } = await fresh();
     await commit(target, ref, [{ id: 1n, c: "a" }]);
-    const requests = async (work: () => Promise<unknown>) => {
-      const from = emulator.failures.requests.length;
-      await work();
-      return emulator.failures.requests.slice(from).map((r) => r.operation);
-    };
     // Each job is a request to start it and one for its results: every one costs a round trip.
     const locking = await requests(async () => (await target.lockTable(ref)).release());
     expect(locking.filter((o) => o === "jobs.insert")).toHaveLength(2); // take, release
@@ -238,12 +239,8 @@ describe("BigQuery target against the emulator", () => {
   it("reads a locked table's metadata once for a load's maximum, ensureTable and units; again after its own DDL, and unlocked", async () => {
     const { target, ref } = await fresh();
     await commit(target, ref, [{ id: 1n, c: "a" }]);
-    const gets = async (work: () => Promise<unknown>) => {
-      const from = emulator.failures.requests.length;
-      await work();
-      // The dataset is prepared (cached) already: every tables.get is of the table itself.
-      return emulator.failures.requests.slice(from).filter((r) => r.operation === "tables.get").length;
-    };
+    // The dataset is prepared (cached) already: every tables.get is of the table itself.
+    const gets = async (work: () => Promise<unknown>) => (await requests(work)).filter((o) => o === "tables.get").length;
     const load = async (extra: Column[] = []) => {
       await target.describeTable(ref);
       await target.maxCursor(ref, "id", "integer");
