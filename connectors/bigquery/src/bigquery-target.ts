@@ -8,6 +8,7 @@ import {
   type EnsureTableOptions,
   formatLogicalType,
   formatTargetTable,
+  HeldTables,
   type PlanNoteContext,
   RUN_LOG_TABLE,
   type RunLogReadOptions,
@@ -32,7 +33,6 @@ import {
 import { collationNotes } from "./bigquery-collation.js";
 import { BigQueryCommitUnit } from "./bigquery-commit-unit.js";
 import { type CursorColumnType, qualifiedTable, rangeDialect } from "./bigquery-dialect.js";
-import { HeldTables } from "./bigquery-held-tables.js";
 import type { BigQueryJobs } from "./bigquery-jobs.js";
 import { tableLayout } from "./bigquery-layout.js";
 import { acquireLock, DEFAULT_LOCK_TIMING, LOCK_FIELDS, LOCK_TABLE, type LockTiming } from "./bigquery-lock.js";
@@ -75,7 +75,7 @@ export class BigQueryTarget implements TargetConnection {
   readonly capabilities: TargetCapabilities = BigQueryTarget.capabilities;
   private readonly datasets = new Set<string>();
   private readonly tableTurns = new Map<string, Promise<void>>();
-  private readonly held = new HeldTables();
+  private readonly held = new HeldTables<TableMetadata>();
 
   constructor(
     readonly jobs: BigQueryJobs,
@@ -89,13 +89,13 @@ export class BigQueryTarget implements TargetConnection {
   /** The table's metadata, shared by the requests of a load while this connection holds its lock (HeldTables). */
   private table(ref: TargetTableRef): Promise<TableMetadata | null> {
     const dataset = this.dataset(ref);
-    return this.held.get(heldKey(dataset, ref.name), () => getTable(this.jobs.client, dataset, ref.name));
+    return this.held.get(ref, () => getTable(this.jobs.client, dataset, ref.name));
   }
 
   describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
     return this.guard(ref, "reading the columns of", async () => {
       // A load's first look at the table: always from BigQuery.
-      this.held.forget(heldKey(this.dataset(ref), ref.name));
+      this.held.forget(ref);
       const table = await this.table(ref);
       return table ? { columns: (table.schema?.fields ?? []).map(columnOf) } : null;
     });
@@ -139,7 +139,7 @@ export class BigQueryTarget implements TargetConnection {
           partition: this.options.partitionByCursor !== false,
           integerRange: this.options.partitionRange,
         });
-        this.held.forget(heldKey(dataset, ref.name));
+        this.held.forget(ref);
         await createTable(this.jobs.client, dataset, ref.name, { ...layout, labels: this.options.labels });
       } else {
         const fields = [...(existing.schema?.fields ?? [])];
@@ -164,7 +164,7 @@ export class BigQueryTarget implements TargetConnection {
         }
         // Unchanged, the table is what was just read: no second request.
         if (!changed) return fields.map(columnOf);
-        this.held.forget(heldKey(dataset, ref.name));
+        this.held.forget(ref);
         await patchSchema(this.jobs.client, dataset, ref.name, fields);
       }
       const after = await this.table(ref);
@@ -181,7 +181,7 @@ export class BigQueryTarget implements TargetConnection {
         const swaps = options.strategy === "replace" && options.recordWithData !== true;
         const table = await this.table(ref);
         // The unit's commit puts a new table in its place: read it again after.
-        if (swaps) this.held.forget(heldKey(dataset, ref.name));
+        if (swaps) this.held.forget(ref);
         const cursorField = options.cursor ? table?.schema?.fields?.find((f) => f.name === options.cursor?.column) : undefined;
         return new BigQueryCommitUnit(
           {
@@ -230,9 +230,8 @@ export class BigQueryTarget implements TargetConnection {
       const dataset = this.dataset(ref);
       await this.prepareDataset(dataset);
       const lock = await acquireLock(this.jobs, dataset, ref.name, this.options.lockTiming ?? DEFAULT_LOCK_TIMING);
-      const key = heldKey(dataset, ref.name);
       const release = async () => {
-        this.held.release(key);
+        this.held.release(ref);
         await lock.release();
       };
       try {
@@ -244,7 +243,7 @@ export class BigQueryTarget implements TargetConnection {
         await release().catch(() => undefined);
         throw error;
       }
-      this.held.hold(key);
+      this.held.hold(ref);
       return { release };
     });
   }
@@ -327,7 +326,3 @@ export class BigQueryTarget implements TargetConnection {
 }
 
 export type { TableMetadata };
-
-function heldKey(dataset: string, table: string): string {
-  return `${dataset}\u0000${table}`;
-}

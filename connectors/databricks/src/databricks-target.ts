@@ -8,6 +8,7 @@ import {
   type EnsureTableOptions,
   formatLogicalType,
   formatTargetTable,
+  HeldTables,
   parseCursor,
   type RunLogReadOptions,
   type RunLogRow,
@@ -39,6 +40,8 @@ export class DatabricksTarget implements TargetConnection {
   readonly capabilities: TargetCapabilities;
   private readonly schemasMade = new Set<string>();
   private readonly runLogsMade = new Set<string>();
+  /** The descriptions of the tables this connection holds the lock of, shared by a load's requests. */
+  private readonly held = new HeldTables<TargetTableInfo>();
   private readonly foldersSwept = new Set<string>();
   private readonly bulk: BulkPath | undefined;
 
@@ -63,6 +66,17 @@ export class DatabricksTarget implements TargetConnection {
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
+    // A load's first look at the table: always from the catalog.
+    this.held.forget(ref);
+    return this.heldDescription(ref);
+  }
+
+  /** The table's description, read once for a load while this connection holds its lock (HeldTables). */
+  private heldDescription(ref: TargetTableRef): Promise<TargetTableInfo | null> {
+    return this.held.get(ref, () => this.readDescription(ref));
+  }
+
+  private async readDescription(ref: TargetTableRef): Promise<TargetTableInfo | null> {
     const rows = await this.guard(`describing ${formatTargetTable(ref)}`, () =>
       this.session.query(
         `SELECT column_name, full_data_type, is_nullable FROM ${quoteIdentifier(this.catalog)}.information_schema.columns WHERE lower(table_schema) = lower(:schema) AND lower(table_name) = lower(:table) ORDER BY ordinal_position`,
@@ -96,7 +110,7 @@ export class DatabricksTarget implements TargetConnection {
 
   async ensureTable(ref: TargetTableRef, columns: readonly Column[], _options: EnsureTableOptions): Promise<readonly Column[]> {
     const name = formatTargetTable(ref);
-    const existing = await this.describeTable(ref);
+    const existing = await this.heldDescription(ref);
     if (!existing) {
       await this.ensureSchema(ref.schema);
       await this.guard(`creating ${name}`, () =>
@@ -122,6 +136,7 @@ export class DatabricksTarget implements TargetConnection {
         this.session.execute(addColumnsSql(qualifiedTable(this.catalog, ref), missing)),
       );
     }
+    // Created or altered: read again (describeTable forgets what was read before).
     return (await this.describeTable(ref))?.columns ?? columns.map(storedColumn);
   }
 
@@ -160,9 +175,16 @@ export class DatabricksTarget implements TargetConnection {
 
   async lockTable(ref: TargetTableRef): Promise<{ release(): Promise<void> }> {
     await this.ensureSchema(ref.schema);
-    return this.guard(`locking ${formatTargetTable(ref)}`, () =>
+    const lock = await this.guard(`locking ${formatTargetTable(ref)}`, () =>
       acquireTableLock(this.session, this.catalog, ref.schema, ref.name),
     );
+    this.held.hold(ref);
+    return {
+      release: async () => {
+        this.held.release(ref);
+        await lock.release();
+      },
+    };
   }
 
   async close(): Promise<void> {

@@ -89,6 +89,14 @@ describe("the Databricks commit model", () => {
         return modern.emulator.failures.requests.slice(from).map((r) => r.statement ?? r.operation);
       };
       expect(await target.readRunLog(ref, { last: 100 })).toEqual([record]);
+      // Under the table's lock, what describeTable read serves ensureTable too.
+      const lock = await target.lockTable(ref);
+      const describedOnce = await statements(async () => {
+        await target.describeTable(ref);
+        await target.ensureTable(ref, columns, {});
+      });
+      expect(describedOnce.filter((s) => /information_schema/i.test(s))).toHaveLength(1);
+      await lock.release();
       expect(
         (await statements(() => target.ensureTable(ref, columns, {}))).filter((s) => /information_schema/i.test(s)),
       ).toHaveLength(1);

@@ -8,6 +8,7 @@ import {
   defaultTargetCapabilities,
   formatLogicalType,
   formatTargetTable,
+  HeldTables,
   type PlanNoteContext,
   parseDateDays,
   type RunLogReadOptions,
@@ -55,6 +56,8 @@ export class SnowflakeTarget implements TargetConnection {
   private readonly token = randomBytes(4).toString("hex");
   private readonly schemas = new Set<string>();
   private readonly locks = new Set<{ release(): Promise<void> }>();
+  /** The columns of the tables this connection holds the lock of, shared by a load's requests. */
+  private readonly held = new HeldTables<CatalogColumn[]>();
 
   private constructor(
     readonly session: SnowflakeSession,
@@ -71,8 +74,15 @@ export class SnowflakeTarget implements TargetConnection {
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
-    const columns = await guardTable(ref, "reading the columns of", () => this.columns(ref));
+    // A load's first look at the table: always from the catalog.
+    this.held.forget(ref);
+    const columns = await guardTable(ref, "reading the columns of", () => this.heldColumns(ref));
     return columns ? { columns: columns.map(toColumn) } : null;
+  }
+
+  /** The table's columns, read once for a load while this connection holds its lock (HeldTables). */
+  private heldColumns(ref: TargetTableRef): Promise<CatalogColumn[] | null> {
+    return this.held.get(ref, () => this.columns(ref));
   }
 
   /** The table's catalog rows, collations included (what `plan` warns about). */
@@ -97,7 +107,7 @@ export class SnowflakeTarget implements TargetConnection {
 
   async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
     return guardTable(ref, "reading the maximum of", async () => {
-      const found = (await this.columns(ref))?.find((c) => c.name === column);
+      const found = (await this.heldColumns(ref))?.find((c) => c.name === column);
       if (!found) return null;
       const type = found.dataType.toUpperCase();
       if (!CURSOR_TYPES[kind].includes(type) || (kind === "integer" && (found.scale ?? 0) !== 0)) {
@@ -133,7 +143,7 @@ export class SnowflakeTarget implements TargetConnection {
   async ensureTable(ref: TargetTableRef, columns: readonly Column[]): Promise<readonly Column[]> {
     return guardTable(ref, "creating or evolving", async () => {
       await this.schema(ref.schema);
-      const existing = await this.columns(ref);
+      const existing = await this.heldColumns(ref);
       if (!existing) {
         await this.session.runRetrying(createTableSql(ref, { columns }).replace(/^CREATE TABLE /, "CREATE TABLE IF NOT EXISTS "));
       } else {
@@ -154,14 +164,19 @@ export class SnowflakeTarget implements TargetConnection {
         if (added.length === 0) return existing.map(toColumn);
         for (const def of added) await this.session.runRetrying(`ALTER TABLE ${qualifiedTable(ref)} ADD COLUMN ${def}`);
       }
-      return ((await this.columns(ref)) ?? []).map(toColumn);
+      // Created or altered: read again.
+      this.held.forget(ref);
+      return ((await this.heldColumns(ref)) ?? []).map(toColumn);
     });
   }
 
   async begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
     const exists = await guardTable(ref, "starting a commit on", async () => {
       await this.schema(ref.schema);
-      return (await this.columns(ref)) !== null;
+      const found = (await this.heldColumns(ref)) !== null;
+      // A replacing unit's commit swaps a new table in: read it again after.
+      if (options.strategy === "replace") this.held.forget(ref);
+      return found;
     });
     let session: SnowflakeSession;
     try {
@@ -197,9 +212,11 @@ export class SnowflakeTarget implements TargetConnection {
       return lock;
     });
     this.locks.add(lock);
+    this.held.hold(ref);
     return {
       release: async () => {
         this.locks.delete(lock);
+        this.held.release(ref);
         await guardTable(ref, "unlocking", () => lock.release());
       },
     };

@@ -130,6 +130,40 @@ describe("the Snowflake target against the emulator", () => {
     }
   });
 
+  it("reads a locked table's columns once for a load's maximum, ensureTable and units; again after its own DDL, and unlocked", async () => {
+    const target = await SnowflakeTarget.open(engine.settings);
+    try {
+      const ref = { schema: freshSchema(), name: "t" };
+      await target.ensureTable(ref, columns);
+      const catalogReads = async (work: () => Promise<unknown>) => {
+        const from = emulator().failures.requests.length;
+        await work();
+        return emulator()
+          .failures.requests.slice(from)
+          .filter((r) => /"INFORMATION_SCHEMA"\."COLUMNS"/.test(r.statement ?? "")).length;
+      };
+      const load = async (extra: Column[] = []) => {
+        await target.describeTable(ref);
+        await target.maxCursor(ref, "at", "timestamp");
+        const ensured = await target.ensureTable(ref, [...columns, ...extra]);
+        const unit = await target.begin(ref, { strategy: "append", columns: ensured });
+        await unit.write(batchFromRows(columns, [{ id: 1n, at: "2026-01-01T00:00:00Z" }]));
+        await unit.commit();
+        return ensured;
+      };
+      const lock = await target.lockTable(ref);
+      expect(await catalogReads(() => load())).toBe(1);
+      let ensured: readonly Column[] = [];
+      const note: Column = { name: "note", type: { kind: "text" }, nullable: true };
+      expect(await catalogReads(async () => (ensured = await load([note])))).toBe(2);
+      expect(ensured.map((c) => c.name)).toEqual(["id", "at", "note"]);
+      await lock.release();
+      expect(await catalogReads(() => load())).toBe(4);
+    } finally {
+      await target.close();
+    }
+  });
+
   it("notes in plan a TIMESTAMP_NTZ cursor where the user's sessions default to another zone than UTC", async () => {
     const target = await SnowflakeTarget.open(engine.settings);
     try {

@@ -32,6 +32,7 @@ export {
   isConnector,
 } from "./connector/connector.js";
 export type { FileScan, FileScanFormat, FileScanOffer, FileScanRequest, FileScanWritten } from "./connector/file-scan.js";
+export { HeldTables } from "./connector/held-tables.js";
 export {
   DEFAULT_LEASE_TIMING,
   type Heartbeat,
