@@ -18,6 +18,14 @@ describe("the Snowflake target against the emulator", () => {
   });
   afterAll(() => engine?.stop());
   const emulator = () => engine.emulator as NonNullable<Engine["emulator"]>;
+  /** The statements `work` sent, in order. */
+  const statements = async (work: () => Promise<unknown>) => {
+    const from = emulator().failures.requests.length;
+    await work();
+    return emulator()
+      .failures.requests.slice(from)
+      .flatMap((r) => (r.statement === undefined ? [] : [r.statement]));
+  };
   const columns: Column[] = [
     { name: "id", type: { kind: "int64" }, nullable: false },
     { name: "at", type: { kind: "timestamptz" }, nullable: false },
@@ -108,14 +116,6 @@ describe("the Snowflake target against the emulator", () => {
     try {
       const ref = { schema: freshSchema(), name: "t" };
       await target.ensureTable(ref, columns);
-      const statements = async (work: () => Promise<unknown>) => {
-        const from = emulator().failures.requests.length;
-        await work();
-        return emulator()
-          .failures.requests.slice(from)
-          .filter((r) => r.statement !== undefined)
-          .map((r) => r.statement as string);
-      };
       expect(await statements(() => target.ensureTable(ref, columns))).toHaveLength(1);
       // No log yet reads as none, from the one statement that would have read it.
       expect(await statements(() => target.readRunLog(ref, { last: 100 }))).toHaveLength(1);
@@ -135,13 +135,8 @@ describe("the Snowflake target against the emulator", () => {
     try {
       const ref = { schema: freshSchema(), name: "t" };
       await target.ensureTable(ref, columns);
-      const catalogReads = async (work: () => Promise<unknown>) => {
-        const from = emulator().failures.requests.length;
-        await work();
-        return emulator()
-          .failures.requests.slice(from)
-          .filter((r) => /"INFORMATION_SCHEMA"\."COLUMNS"/.test(r.statement ?? "")).length;
-      };
+      const catalogReads = async (work: () => Promise<unknown>) =>
+        (await statements(work)).filter((s) => /"INFORMATION_SCHEMA"\."COLUMNS"/.test(s)).length;
       const load = async (extra: Column[] = []) => {
         await target.describeTable(ref);
         await target.maxCursor(ref, "at", "timestamp");
