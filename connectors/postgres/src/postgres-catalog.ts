@@ -4,19 +4,26 @@ import { type CatalogColumn, mapColumn, type PgColumn } from "./postgres-dialect
 /** What runs catalog queries: a pool, or the client holding a read snapshot. */
 export type Queryable = Pick<pg.ClientBase, "query">;
 
+type RelationRef = { readonly schema?: string | undefined; readonly name: string };
+
+/**
+ * The relation `ref` names, as a query yielding its `oid` (NULL or no row when there is none), and
+ * its parameters: in a schema, a table, view or foreign table; without one, as the search path finds it.
+ */
+function relationQuery(ref: RelationRef): { readonly sql: string; readonly params: string[] } {
+  return ref.schema === undefined
+    ? { sql: "SELECT to_regclass(quote_ident($1))::oid AS oid", params: [ref.name] }
+    : {
+        sql: `SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`,
+        params: [ref.schema, ref.name],
+      };
+}
+
 /** The table's oid, or null when it does not exist. Without a schema the search path decides. */
-export async function findTable(
-  db: Queryable,
-  ref: { readonly schema?: string | undefined; readonly name: string },
-): Promise<number | null> {
-  const result =
-    ref.schema === undefined
-      ? await db.query<{ oid: number | null }>("SELECT to_regclass(quote_ident($1))::oid AS oid", [ref.name])
-      : await db.query<{ oid: number }>(
-          `SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-           WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`,
-          [ref.schema, ref.name],
-        );
+export async function findTable(db: Queryable, ref: RelationRef): Promise<number | null> {
+  const { sql, params } = relationQuery(ref);
+  const result = await db.query<{ oid: number | null }>(sql, params);
   return result.rows[0]?.oid ?? null;
 }
 
@@ -50,10 +57,6 @@ LEFT JOIN LATERAL (
 WHERE r.oid IS NOT NULL
 ORDER BY col.attnum`;
 
-const IN_SCHEMA = columnsSql(`SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`);
-const ON_SEARCH_PATH = columnsSql("SELECT to_regclass(quote_ident($1))::oid AS oid");
-
 /**
  * The table's oid and columns, or null when it does not exist, in one round trip (a load
  * describes a table several times, each a round trip to a server that may be far away). Found as
@@ -61,12 +64,10 @@ const ON_SEARCH_PATH = columnsSql("SELECT to_regclass(quote_ident($1))::oid AS o
  */
 export async function describeRelation(
   db: Queryable,
-  ref: { readonly schema?: string | undefined; readonly name: string },
+  ref: RelationRef,
 ): Promise<{ readonly oid: number; readonly columns: PgColumn[] } | null> {
-  const result =
-    ref.schema === undefined
-      ? await db.query<CatalogColumn & { relid: number }>(ON_SEARCH_PATH, [ref.name])
-      : await db.query<CatalogColumn & { relid: number }>(IN_SCHEMA, [ref.schema, ref.name]);
+  const { sql, params } = relationQuery(ref);
+  const result = await db.query<CatalogColumn & { relid: number }>(columnsSql(sql), params);
   const first = result.rows[0];
   if (!first) return null;
   const columns = result.rows

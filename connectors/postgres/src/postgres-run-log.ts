@@ -4,7 +4,7 @@ import { errorKind } from "./errors.js";
 import type { Queryable } from "./postgres-catalog.js";
 import { quoteIdent } from "./postgres-dialect.js";
 
-/** The indexes a run log is created with (see runLogTableSql). */
+/** The indexes a run log is created with (see ensureRunLogTable). */
 export const RUN_LOG_TABLE_INDEX = `${RUN_LOG_TABLE}_table_seq`;
 export const RUN_LOG_RUN_INDEX = `${RUN_LOG_TABLE}_run_id`;
 
@@ -47,7 +47,7 @@ export async function ensureRunLogTable(db: Queryable, schema: string): Promise<
 }
 
 export function insertRunLogSql(schema: string): string {
-  return `INSERT INTO ${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)} (run_id, table_name, at, format_version, body)
+  return `INSERT INTO ${runLogName(schema)} (run_id, table_name, at, format_version, body)
 VALUES ($1, $2, $3::timestamptz, $4, $5)`;
 }
 
