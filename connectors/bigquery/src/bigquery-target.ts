@@ -209,10 +209,7 @@ export class BigQueryTarget implements TargetConnection {
     return this.guard(ref, "reading the run log of", async () => {
       const dataset = this.dataset(ref);
       // A dataset this connection prepared (taking the table's lock does) has its log: no request to ask.
-      if (!this.datasets.has(dataset)) {
-        if (!(await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))) return [];
-        return selectRunLog(this.jobs, dataset, ref.name, options?.last);
-      }
+      if (!this.datasets.has(dataset) && !(await getTable(this.jobs.client, dataset, RUN_LOG_TABLE))) return [];
       try {
         return await selectRunLog(this.jobs, dataset, ref.name, options?.last);
       } catch (error) {
