@@ -32,8 +32,8 @@ export async function findTable(db: Queryable, ref: RelationRef): Promise<number
  * oid on every row: one row with no column (`name` NULL) for a relation without columns, none for
  * one that does not exist.
  */
-const columnsSql = (relation: string) => `
-SELECT r.oid AS relid, col.*
+const columnsSql = (relation: string, extra = "") => `
+SELECT r.oid AS relid${extra}, col.*
 FROM (${relation}) r
 LEFT JOIN LATERAL (
   SELECT a.attnum,
@@ -60,20 +60,23 @@ ORDER BY col.attnum`;
 /**
  * The table's oid and columns, or null when it does not exist, in one round trip (a load
  * describes a table several times, each a round trip to a server that may be far away). Found as
- * `findTable` finds it.
+ * `findTable` finds it. With `also` (a qualified name), whether that relation exists too, in the
+ * same round trip.
  */
 export async function describeRelation(
   db: Queryable,
   ref: RelationRef,
-): Promise<{ readonly oid: number; readonly columns: PgColumn[] } | null> {
+  also?: string,
+): Promise<{ readonly oid: number; readonly columns: PgColumn[]; readonly alsoExists: boolean } | null> {
   const { sql, params } = relationQuery(ref);
-  const result = await db.query<CatalogColumn & { relid: number }>(columnsSql(sql), params);
+  const extra = also === undefined ? "" : `, to_regclass($${params.push(also)}) IS NOT NULL AS "alsoExists"`;
+  const result = await db.query<CatalogColumn & { relid: number; alsoExists?: boolean }>(columnsSql(sql, extra), params);
   const first = result.rows[0];
   if (!first) return null;
   const columns = result.rows
     .filter((row) => row.name !== null)
     .map((row) => mapColumn({ ...row, elementOid: row.elementOid === null ? null : Number(row.elementOid) }));
-  return { oid: Number(first.relid), columns };
+  return { oid: Number(first.relid), columns, alsoExists: first.alsoExists === true };
 }
 
 /**

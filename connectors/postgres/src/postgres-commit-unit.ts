@@ -29,6 +29,7 @@ import {
   sortsByCodePoint,
 } from "./postgres-dialect.js";
 import { ensureRunLogTable, insertRunLogSql, readRunLog } from "./postgres-run-log.js";
+import type { TargetTableFacts } from "./postgres-target-table.js";
 
 /** The columns of a table, or null when it does not exist. */
 export async function describePg(db: Queryable, ref: TargetTableRef): Promise<PgColumn[] | null> {
@@ -74,18 +75,26 @@ export class PostgresCommitUnit implements CommitUnit {
     /** The table's own columns (for range deletes). */
     private readonly tableColumns: readonly PgColumn[],
     private readonly context: (action: string) => ErrorContext,
+    /** The schema's run log exists (seen by this load, or written by this unit): no check before using it. */
+    private runLogExists: boolean,
   ) {
     this.display = formatTargetTable(ref);
   }
 
-  /** Opens the transaction and prepares the destination of the strategy. */
+  /**
+   * Opens the transaction and prepares the destination of the strategy. `table` is what the
+   * target knows of the table (null: it does not exist); read just before, or while the load
+   * holds the table's lock, which no other sqlload run changes it under.
+   */
   static async begin(
     client: pg.PoolClient,
     ref: TargetTableRef,
     options: CommitUnitOptions,
     context: (action: string) => ErrorContext,
+    table: TargetTableFacts | null,
   ): Promise<PostgresCommitUnit> {
     const display = formatTargetTable(ref);
+    const runLog = table?.runLog === true;
     await client.query("BEGIN");
     if (options.strategy === "replace") {
       const next = { schema: ref.schema, name: derivedName(ref.name, "__sqlload_new") };
@@ -93,14 +102,15 @@ export class PostgresCommitUnit implements CommitUnit {
       // A crashed run cannot leave it behind (it is built in this transaction), but a hand-made
       // or half-migrated one must not make every later run fail.
       await client.query(`DROP TABLE IF EXISTS ${qualifiedName(next)}`);
-      const unit = new PostgresCommitUnit(client, ref, options, undefined, (await describePg(client, ref)) ?? [], context);
+      const unit = new PostgresCommitUnit(client, ref, options, undefined, table?.columns ?? [], context, runLog);
       if (options.columns.length > 0) await unit.createBuildTable(options.columns);
       return unit;
     }
-    const existing = await describePg(client, ref);
-    if (!existing) return new PostgresCommitUnit(client, ref, options, undefined, [], context);
+    const existing = table?.columns;
+    if (!existing) return new PostgresCommitUnit(client, ref, options, undefined, [], context, runLog);
     if (options.strategy !== "merge") {
-      return new PostgresCommitUnit(client, ref, options, { sql: qualifiedName(ref), columns: existing }, existing, context);
+      const into = { sql: qualifiedName(ref), columns: existing };
+      return new PostgresCommitUnit(client, ref, options, into, existing, context, runLog);
     }
     const key = options.primaryKey ?? [];
     if (key.length === 0) throw new SqlloadError("SL108", `merge into ${display} needs a primary key`);
@@ -116,7 +126,7 @@ export class PostgresCommitUnit implements CommitUnit {
     await client.query(
       `CREATE TEMP TABLE ${stage} ON COMMIT DROP AS SELECT ${staged.map((c) => quoteIdent(c.name)).join(", ")} FROM ${qualifiedName(ref)} WITH NO DATA`,
     );
-    return new PostgresCommitUnit(client, ref, options, { sql: stage, columns: staged }, existing, context);
+    return new PostgresCommitUnit(client, ref, options, { sql: stage, columns: staged }, existing, context, runLog);
   }
 
   /** Creates the new table of a replace, from the unit's columns or the first batch's. */
@@ -228,7 +238,8 @@ export class PostgresCommitUnit implements CommitUnit {
       // A unit on a table not created yet may be the first thing in its schema. One that found its
       // table found the schema (dropped since, the unit fails and commits nothing): a round trip fewer.
       if (this.tableColumns.length === 0) await this.client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.ref.schema)}`);
-      await ensureRunLogTable(this.client, this.ref.schema);
+      if (!this.runLogExists) await ensureRunLogTable(this.client, this.ref.schema);
+      this.runLogExists = true;
       await this.client.query(insertRunLogSql(this.ref.schema), [row.runId, row.table, row.at, row.formatVersion, row.body]);
     } catch (error) {
       throw toSqlloadError(error, this.context(`writing the run log of ${this.display}`));
@@ -241,7 +252,9 @@ export class PostgresCommitUnit implements CommitUnit {
       await this.finishCopy();
       // A reload's build logs under the live table.
       const log = this.options.runLogTable ?? this.ref;
-      return await readRunLog(this.client, log.schema, formatTargetTable(log), { runId });
+      // A schema has one log: what this unit knows of its own schema's holds for a build beside it.
+      const exists = this.runLogExists && log.schema === this.ref.schema;
+      return await readRunLog(this.client, log.schema, formatTargetTable(log), { runId, exists });
     } catch (error) {
       throw toSqlloadError(error, this.context(`reading the run log of ${this.display}`));
     }

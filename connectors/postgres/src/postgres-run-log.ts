@@ -8,7 +8,8 @@ import { quoteIdent } from "./postgres-dialect.js";
 export const RUN_LOG_TABLE_INDEX = `${RUN_LOG_TABLE}_table_seq`;
 export const RUN_LOG_RUN_INDEX = `${RUN_LOG_TABLE}_run_id`;
 
-function runLogName(schema: string): string {
+/** The run log of a schema, qualified and quoted. */
+export function runLogName(schema: string): string {
   return `${quoteIdent(schema)}.${quoteIdent(RUN_LOG_TABLE)}`;
 }
 
@@ -65,15 +66,20 @@ function isoOfMicros(micros: bigint): string {
  * backwards on the `table_name, seq` index). None when the schema has no log yet: that is
  * checked first, since inside a transaction a failed statement would abort it; on a connection
  * outside one (`outsideTransaction`) the log is read at once and its absence told by the error,
- * a round trip fewer.
+ * a round trip fewer; so is it when the caller knows it exists (`exists`).
  */
 export async function readRunLog(
   db: Queryable,
   schema: string,
   table: string,
-  only: RunLogReadOptions & { readonly runId?: string | undefined; readonly outsideTransaction?: boolean } = {},
+  only: RunLogReadOptions & {
+    readonly runId?: string | undefined;
+    readonly outsideTransaction?: boolean;
+    /** The log is known to exist (this load saw it, under the table's lock): read at once. */
+    readonly exists?: boolean;
+  } = {},
 ): Promise<RunLogRow[]> {
-  if (!only.outsideTransaction && !(await runLogExists(db, schema))) return [];
+  if (!only.outsideTransaction && !only.exists && !(await runLogExists(db, schema))) return [];
   const params: unknown[] = [table];
   const run = only.runId === undefined ? "" : ` AND run_id = $${params.push(only.runId)}`;
   let result: pg.QueryResult<{ run_id: string; table_name: string; at: string; format_version: number; body: string }>;

@@ -9,6 +9,7 @@ import {
   defaultTargetCapabilities,
   formatLogicalType,
   formatTargetTable,
+  HeldTables,
   holds,
   type RunLogReadOptions,
   type RunLogRow,
@@ -35,7 +36,8 @@ import {
   sortsByCodePoint,
 } from "./postgres-dialect.js";
 import { dropReloadBuild, reloadBuildTable, swapReloadBuild } from "./postgres-reload-build.js";
-import { ensureRunLogTable, readRunLog, runLogExists } from "./postgres-run-log.js";
+import { ensureRunLogTable, readRunLog } from "./postgres-run-log.js";
+import { describeTargetTable, type TargetTableFacts } from "./postgres-target-table.js";
 
 /** Whether the table already has `column` in a type its values fit into: ensureTable changes nothing for it. */
 function fits(column: Column, existing: readonly PgColumn[]): boolean {
@@ -69,6 +71,8 @@ export class PostgresTarget implements TargetConnection {
   private readonly locks = new Set<pg.Client>();
   /** Units in flight hold pooled clients; closing rolls them back so the pool can end. */
   private units = new Set<PostgresCommitUnit>();
+  /** What was read of the tables this connection holds the lock of, kept for the load (HeldTables). */
+  private readonly held = new HeldTables<TargetTableFacts>();
 
   constructor(options: PostgresOptions) {
     this.connection = new PostgresConnection(options);
@@ -103,17 +107,23 @@ export class PostgresTarget implements TargetConnection {
     }
   }
 
+  /** The table's columns and its schema's run log: read once for a load while this connection holds its lock. */
+  private facts(client: pg.ClientBase, ref: TargetTableRef): Promise<TargetTableFacts | null> {
+    return this.held.get(ref, () => describeTargetTable(client, ref));
+  }
+
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
     return this.withClient(`describing ${formatTargetTable(ref)}`, ref, async (client) => {
-      const columns = await describePg(client, ref);
-      return columns ? { columns: plain(columns) } : null;
+      // A load's first look at the table: always from the catalog.
+      this.held.forget(ref);
+      const table = await this.facts(client, ref);
+      return table ? { columns: plain(table.columns) } : null;
     });
   }
 
   async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
     return this.withClient(`reading the maximum of "${column}" in ${formatTargetTable(ref)}`, ref, async (client) => {
-      const columns = await describePg(client, ref);
-      const found = columns?.find((c) => c.name === column);
+      const found = (await this.facts(client, ref))?.columns.find((c) => c.name === column);
       if (!found) return null;
       const native = kind === "text" && sortsByCodePoint(found, await defaultCollationIsCodePoint(client));
       const expression = cursorExpression(found, kind, native);
@@ -137,9 +147,10 @@ export class PostgresTarget implements TargetConnection {
     const display = formatTargetTable(ref);
     return this.withClient(`creating ${display}`, ref, async (client) => {
       // A table that already has every column, and its schema's run log: nothing to change, and
-      // no transaction or lock needed to find that out (two round trips, not nine).
-      const table = await describePg(client, ref);
-      if (table && columns.every((c) => fits(c, table)) && (await runLogExists(client, ref.schema))) return plain(table);
+      // no transaction or lock needed to find that out (one round trip, none while it is held).
+      const table = await this.facts(client, ref);
+      if (table?.runLog && columns.every((c) => fits(c, table.columns))) return plain(table.columns);
+      this.held.forget(ref);
       await client.query("BEGIN");
       try {
         await client.query("SELECT pg_advisory_xact_lock($1::int8)", [lockKey({ schema: ref.schema, name: "" }).toString()]);
@@ -191,7 +202,10 @@ export class PostgresTarget implements TargetConnection {
       throw toSqlloadError(error, this.context("connecting", ref));
     });
     try {
-      const unit = await PostgresCommitUnit.begin(client, ref, options, (action) => this.context(action, ref));
+      const table = await this.facts(client, ref);
+      // A replacing unit's commit swaps a new table in: read it again after.
+      if (options.strategy === "replace") this.held.forget(ref);
+      const unit = await PostgresCommitUnit.begin(client, ref, options, (action) => this.context(action, ref), table);
       this.units = new Set([...this.units].filter((u) => !u.finished));
       this.units.add(unit);
       return unit;
@@ -212,6 +226,7 @@ export class PostgresTarget implements TargetConnection {
       await client.query("BEGIN");
       try {
         await client.query("SELECT pg_advisory_xact_lock($1::int8)", [lockKey({ schema: ref.schema, name: "" }).toString()]);
+        this.held.forget(ref);
         await swapReloadBuild(client, ref, row);
         await client.query("COMMIT");
       } catch (error) {
@@ -264,12 +279,14 @@ export class PostgresTarget implements TargetConnection {
       throw toSqlloadError(error, this.context(`locking ${display}`, ref));
     }
     this.locks.add(client);
+    this.held.hold(ref);
     let released = false;
     return {
       release: async () => {
         if (released) return;
         released = true;
         this.locks.delete(client);
+        this.held.release(ref);
         await client.query("SELECT pg_advisory_unlock($1::int8)", [key.toString()]).catch(() => undefined);
         await client.end().catch(() => undefined);
       },

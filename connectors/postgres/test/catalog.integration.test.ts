@@ -37,7 +37,7 @@ describe("describeRelation: a table's oid and columns in one round trip", () => 
 
   it("gives a table without columns as no columns, and a missing table or schema as null", async () => {
     const empty = await describeRelation(sql, { schema: "s", name: "empty" });
-    expect(empty).toEqual({ oid: await findTable(sql, { schema: "s", name: "empty" }), columns: [] });
+    expect(empty).toEqual({ oid: await findTable(sql, { schema: "s", name: "empty" }), columns: [], alsoExists: false });
     expect(empty?.oid).toEqual(expect.any(Number));
     expect(await describeRelation(sql, { schema: "s", name: "orders" })).toBeNull();
     expect(await describeRelation(sql, { schema: "nowhere", name: "Orders" })).toBeNull();
@@ -48,5 +48,13 @@ describe("describeRelation: a table's oid and columns in one round trip", () => 
     expect(await describeRelation(sql, { schema: "s", name: "seq" })).toBeNull();
     expect((await describeRelation(sql, { name: "on_path" }))?.columns.map((c) => c.name)).toEqual(["x"]);
     expect(await describeRelation(sql, { name: "not_there" })).toBeNull();
+  });
+
+  it("tells in the same query whether another relation exists (a target table's run log)", async () => {
+    const both = await describeRelation(sql, { schema: "s", name: "empty" }, '"s"."Orders"');
+    expect(both?.alsoExists).toBe(true);
+    expect((await describeRelation(sql, { schema: "s", name: "Orders" }, '"s"."nothing"'))?.alsoExists).toBe(false);
+    expect((await describeRelation(sql, { name: "on_path" }, '"s"."v"'))?.alsoExists).toBe(true);
+    expect(await describeRelation(sql, { schema: "s", name: "nothing" }, '"s"."Orders"')).toBeNull();
   });
 });
