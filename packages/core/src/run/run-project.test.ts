@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ProjectConfig, TableConfig } from "../config/project-config.js";
 import { defineConnector } from "../connector/connector.js";
 import type { Column } from "../connector/logical-types.js";
 import type { RunEvent } from "../events/run-event.js";
+import { CHECKED_DESCRIPTION_MS } from "./check-tables.js";
 import { ProjectSession } from "./project-session.js";
 import { loadProject, planProject } from "./run-project.js";
 import { MemorySource } from "./testing/memory-source.js";
@@ -88,7 +89,7 @@ describe("loadProject", () => {
     let failDescribe = false;
     source.describeTable = async () => {
       describes++;
-      if (failDescribe && describes > 1) throw new Error("the table went away");
+      if (failDescribe) throw new Error("the table went away");
       return describe();
     };
     const target = new MemoryTarget();
@@ -108,16 +109,51 @@ describe("loadProject", () => {
     const session = new ProjectSession(config, () => connector);
     const run = await loadProject(session, await session.tables(), options);
     expect(run.results.map((r) => r.status)).toEqual(["loaded"]);
-    // Once by the checks before any target opens, once more for the plan, already under way.
-    expect(describedWhenOpening).toBe(2);
+    // Once, by the checks before any target opens: the load, starting at once, takes that description.
+    expect(describedWhenOpening).toBe(1);
+    expect(describes).toBe(1);
 
     failOpen = true;
     failDescribe = true;
     describes = 0;
     const failing = new ProjectSession(config, () => connector);
     const failed = await loadProject(failing, await failing.tables(), options);
+    // The checks' description failed (left for the load to report); the load's own, under way while
+    // the target opened, failed too, after the target's failure, which is the one reported.
+    expect(describes).toBe(2);
     expect(failed.results.map((r) => [r.status, r.error?.code])).toEqual([["failed", "SL305"]]);
     expect(failed.results[0]?.error?.message).toContain("cannot open target memory");
+  });
+
+  it("describes a table again when its load starts long after the checks described it", async () => {
+    const source = new MemorySource({ columns, rows: [{ id: 1n, k: 1n }], cursorColumn: "k" });
+    const describe = source.describeTable.bind(source);
+    let describes = 0;
+    source.describeTable = async () => {
+      describes++;
+      return describe();
+    };
+    const open = source.openTable.bind(source);
+    let opened = 0;
+    // The first table's read takes longer than a checked description is trusted for.
+    source.openTable = async (...args: Parameters<typeof open>) => {
+      if (opened++ === 0) vi.setSystemTime(Date.now() + CHECKED_DESCRIPTION_MS + 1);
+      return open(...args);
+    };
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const { session } = project(new MemoryTarget(), [tableConfig("a"), tableConfig("b")], source);
+      const run = await loadProject(session, await session.tables(), {
+        flags: {},
+        emit: () => {},
+        signal: new AbortController().signal,
+      });
+      expect(run.results.map((r) => r.status)).toEqual(["loaded", "loaded"]);
+      // Both by the checks; "b" again by its load, which started after "a" had taken that long.
+      expect(describes).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("refuses logged tables on a data-then-log target before anything connects", async () => {

@@ -3,7 +3,7 @@ import { formatTargetTable } from "../connector/table-ref.js";
 import { asSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import type { PlanFlags } from "../plan/plan-table.js";
-import { checkTables, isConfigError } from "./check-tables.js";
+import { type CheckedDescription, checkTables, isConfigError, recentDescription } from "./check-tables.js";
 import { pacedSource, RunPacing } from "./paced-source.js";
 import { type PreparedTable, prepareTable, sourceRequest } from "./prepare-table.js";
 import type { ProjectSession, ProjectTable } from "./project-session.js";
@@ -23,7 +23,7 @@ export async function planProject(
   flags: PlanFlags,
   now: Date,
 ): Promise<PlanProjectResult> {
-  await checkTables(session, tables, flags, { connect: true });
+  const checked = await checkTables(session, tables, flags, { connect: true });
   await session.checkTargetSupports(tables);
   const target = await session.targetConnection();
   const prepared: PreparedTable[] = [];
@@ -31,7 +31,8 @@ export async function planProject(
   for (const table of tables) {
     try {
       const source = await session.source(table.source);
-      prepared.push(await prepareTable({ table, source, target, flags, now, targetNotes: true }));
+      const described = recentDescription(checked, table);
+      prepared.push(await prepareTable({ table, source, target, flags, now, targetNotes: true, described }));
     } catch (error) {
       const name = formatTargetTable(table.config.target);
       failed.push(failedResult(table, asSqlloadError(error, "SL304", `cannot plan ${name}`, { table: name })));
@@ -87,7 +88,7 @@ export async function loadProject(
   const started = Date.now();
   const { emit, signal } = options;
   // Cursor-kind rules and what the target cannot do are configuration errors, found before any target opens.
-  await checkTables(session, tables, options.flags, { connect: true });
+  const checked = await checkTables(session, tables, options.flags, { connect: true });
   await session.checkTargetSupports(tables);
   emit({ type: "run_started", runId, at: now.toISOString(), tables: tables.map((t) => formatTargetTable(t.config.target)) });
   const results: TableResult[] = [];
@@ -97,7 +98,7 @@ export async function loadProject(
   const worker = async () => {
     for (let table = queue.shift(); table; table = queue.shift()) {
       if (signal.aborted || stop) break;
-      const result = await loadOne(session, table, options, runId, now, pacing);
+      const result = await loadOne(session, table, options, runId, now, pacing, checked);
       results.push(result);
       if (result.status === "failed" && options.failFast) stop = true;
     }
@@ -118,14 +119,17 @@ async function loadOne(
   runId: string,
   now: Date,
   pacing: RunPacing,
+  checked: ReadonlyMap<ProjectTable, CheckedDescription>,
 ): Promise<TableResult> {
   const name = formatTargetTable(table.config.target);
   let release: (() => Promise<void>) | undefined;
   try {
     const source = await session.source(table.source);
-    // The source describes the table while the target opens (DuckDB opens its file on a thread of
-    // its own); a failure of the description is reported after the target's, as before.
-    const describing = source.describeTable(sourceRequest(table.config));
+    // What the checks just read, else the source describes the table while the target opens
+    // (DuckDB opens its file on a thread of its own); a failure of the description is reported
+    // after the target's, as before.
+    const recent = recentDescription(checked, table);
+    const describing = recent ? Promise.resolve(recent) : source.describeTable(sourceRequest(table.config));
     describing.catch(() => {});
     const target = await session.targetConnection();
     if (target.capabilities.locking && target.lockTable) release = (await target.lockTable(table.config.target)).release;
