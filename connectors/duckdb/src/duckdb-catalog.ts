@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBResultReader, DuckDBType } from "@duckdb/node-api";
+import { DuckDBTypeId } from "./duckdb-client.js";
 import { qualifiedName, quoteIdent, quoteString } from "./duckdb-dialect.js";
 import { duckdbErrorKind } from "./errors.js";
 
@@ -57,14 +58,18 @@ export async function relationExists(connection: DuckDBConnection, schema: strin
 /**
  * The collation each VARCHAR column of a table sets (`k VARCHAR COLLATE nocase`), by column name.
  * DuckDB keeps it only in the table's CREATE statement (the catalog views show none), so it is read
- * from there; a column whose name DuckDB quotes is matched in its quoted form.
+ * from there; a column whose name DuckDB quotes is matched in its quoted form. Only a VARCHAR
+ * column can set one: of others, nothing is read (the catalog query is the dearest statement of a
+ * describe).
  */
 export async function columnCollations(
   connection: DuckDBConnection,
   schema: string,
   name: string,
-  columns: readonly string[],
+  of: readonly RelationColumnType[],
 ): Promise<Record<string, string>> {
+  const columns = of.filter((c) => c.type.typeId === DuckDBTypeId.VARCHAR).map((c) => c.name);
+  if (columns.length === 0) return {};
   // The names as written first (the common case, and cheaper than lower() on every table's row),
   // then as DuckDB matches them, case-insensitively.
   const statement = (match: (column: string, value: string) => string) =>

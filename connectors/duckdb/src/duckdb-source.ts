@@ -51,7 +51,7 @@ export class DuckDBSource implements SourceConnection {
       columns: table.columns.map((c) => ({ name: c.name, type: logicalTypeOf(c.type), nullable: c.nullable })),
       cursorKind: table.cursor?.kind,
       cursorNullable: table.cursor?.column.nullable,
-      collations: table.cursor ? await columnCollations(this.connection, schema, name, [table.cursor.column.name]) : {},
+      collations: table.cursor ? await columnCollations(this.connection, schema, name, [table.cursor.column]) : {},
     };
   }
 

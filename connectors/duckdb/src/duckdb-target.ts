@@ -72,8 +72,10 @@ export class DuckDBTarget implements TargetConnection {
     return this.guard(ref, "reading the columns of", async () => {
       const columns = await describeRelation(this.connection, ref.schema, ref.name);
       if (!columns) return null;
-      const names = columns.map((c) => c.name);
-      return { columns: columns.map(toColumn), collations: await columnCollations(this.connection, ref.schema, ref.name, names) };
+      return {
+        columns: columns.map(toColumn),
+        collations: await columnCollations(this.connection, ref.schema, ref.name, columns),
+      };
     });
   }
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { DuckDBInstance } from "@duckdb/node-api";
+import { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { parseTableKey } from "@sqlload/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { openSource, openTarget, tempProject } from "./harness.js";
 
 // SPEC §4: a collation set on a target column is reported (plan warns), never overridden.
@@ -34,6 +34,28 @@ describe("describeTable reports the collations text columns set, as target and a
         expect((await source.describeTable(request("raw.none"))).collations).toEqual({});
       } finally {
         await source.close();
+      }
+    } finally {
+      project.cleanup();
+    }
+  });
+
+  it("reads no catalog for a table without VARCHAR columns, which can set none", async () => {
+    const project = tempProject();
+    try {
+      const instance = await DuckDBInstance.create(join(project.dir, "warehouse.duckdb"));
+      const connection = await instance.connect();
+      await connection.run("create schema raw; create table raw.numbers (id bigint, ts timestamptz, v double)");
+      connection.closeSync();
+      instance.closeSync();
+      const target = await openTarget(project.dir);
+      const read = vi.spyOn(DuckDBConnection.prototype, "runAndReadAll");
+      try {
+        expect((await target.describeTable({ schema: "raw", name: "numbers" }))?.collations).toEqual({});
+        expect(read.mock.calls.map(([sql]) => sql).filter((sql) => String(sql).includes("duckdb_tables"))).toEqual([]);
+      } finally {
+        read.mockRestore();
+        await target.close();
       }
     } finally {
       project.cleanup();
