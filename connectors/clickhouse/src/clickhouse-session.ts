@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@clickhouse/client";
-import { processAlive, SqlloadError } from "@sqlload/core";
+import { processAlive, SqlloadError, Turns } from "@sqlload/core";
 import { qualifiedName, quoteIdent, stringLiteral } from "./clickhouse-dialect.js";
 import { wrapClickHouseError } from "./errors.js";
 
@@ -125,8 +125,8 @@ interface SharedChdb {
   /** Where RowBinary files wait for `file()`; removed when the last user releases, or by a later process when this one was killed. */
   readonly spool: string;
   users: number;
-  /** chdb runs statements one at a time anyway; queueing them here keeps callers' order. */
-  queue: Promise<unknown>;
+  /** chdb runs statements one at a time anyway; taking turns here keeps callers' order. */
+  readonly turns: Turns;
 }
 
 const chdbs = new Map<string, Promise<SharedChdb>>();
@@ -146,9 +146,7 @@ class ChdbSession extends BaseSession {
   protected override run<T>(work: () => Promise<T>): Promise<T> {
     if (this.released)
       return Promise.reject(new SqlloadError("SL900", `the chdb session ${this.where} was used after it was closed`));
-    const result = this.shared.queue.then(work);
-    this.shared.queue = result.catch(() => undefined);
-    return result;
+    return this.shared.turns.run(work);
   }
 
   async insertRowBinary(
@@ -172,7 +170,7 @@ class ChdbSession extends BaseSession {
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
-    await this.shared.queue;
+    await this.shared.turns.idle();
     if (--this.shared.users > 0) return;
     chdbs.delete(this.shared.folder);
     rmSync(this.shared.spool, { recursive: true, force: true });
@@ -285,5 +283,5 @@ async function createChdb(folder: string): Promise<SharedChdb> {
   }
   sweepSpools();
   const spool = mkdtempSync(join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
-  return { client, folder, spool, users: 0, queue: Promise.resolve() };
+  return { client, folder, spool, users: 0, turns: new Turns() };
 }

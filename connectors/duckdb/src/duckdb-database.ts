@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { SqlloadError } from "@sqlload/core";
+import { SqlloadError, Turns } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
 import { DEFAULT_MEMORY_LIMIT, type MemorySettings } from "./duckdb-memory-settings.js";
@@ -53,7 +53,7 @@ interface Shared {
   readonly catalog?: string | undefined;
   readonly mode: AccessMode;
   users: number;
-  queue: Promise<unknown>;
+  readonly turns: Turns;
 }
 
 // A file may be open only once per process: DuckDB's file lock is per process, so a second
@@ -117,7 +117,7 @@ async function createShared(
     const shared =
       rowGroupSize !== undefined
         ? await attach(file, mode, options, rowGroupSize)
-        : { instance: await DuckDBInstance.create(file, options), mode, users: 0, queue: Promise.resolve() };
+        : { instance: await DuckDBInstance.create(file, options), mode, users: 0, turns: new Turns() };
     // The temporary folder is DuckDB's default for a file, and the one `attach` names.
     if (mode === "read_write" && file !== IN_MEMORY) removeLeftoverSpills(`${file}.tmp`);
     return shared;
@@ -151,7 +151,7 @@ async function attach(
     instance.closeSync();
     throw error;
   }
-  return { instance, catalog, mode, users: 0, queue: Promise.resolve() };
+  return { instance, catalog, mode, users: 0, turns: new Turns() };
 }
 
 /** DuckDB's name for a database file it opens: the file name without its extension, and `_db` after a name it reserves. */
@@ -176,9 +176,7 @@ function handle(path: string, shared: Shared, close: () => void): DuckDBDatabase
       if (connections.delete(connection)) connection.closeSync();
     },
     serialize<T>(work: () => Promise<T>): Promise<T> {
-      const result = shared.queue.then(work);
-      shared.queue = result.catch(() => undefined);
-      return result;
+      return shared.turns.run(work);
     },
     async release() {
       if (released) return;

@@ -98,6 +98,7 @@ export type {
   TargetTableInfo,
   WriteStrategy,
 } from "./connector/target.js";
+export { Turns } from "./connector/turns.js";
 export { compareCodePoints } from "./cursor/compare.js";
 export { type CursorKind, cursorKindOf, cursorKinds, isTimeKind } from "./cursor/cursor-kind.js";
 export {
