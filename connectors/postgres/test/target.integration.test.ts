@@ -515,6 +515,19 @@ describe("locks", () => {
     await other.close();
   });
 
+  it("has released a lock once release() resolves: another run takes it at once, every time", async () => {
+    const other = await openTarget(url);
+    try {
+      for (let i = 0; i < 20; i++) {
+        const held = await target.lockTable!(ref);
+        await held.release();
+        await (await other.lockTable!(ref)).release();
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it("releases a lock when its connection closes", async () => {
     const other = await openTarget(url);
     await other.lockTable!(ref);
