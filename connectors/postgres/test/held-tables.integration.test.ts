@@ -98,6 +98,10 @@ describe("a table held by its lock", () => {
     expect(logChecks(sent)).toBe(0);
     expect(sent.filter((s) => /^(BEGIN|COMMIT)$/.test(s.trim()))).toEqual(["BEGIN", "COMMIT"]);
     expect(await rows(sql, "SELECT id FROM raw.held_events")).toEqual([{ id: "1" }]);
+    // Ending the lock's session releases it: no unlock statement first.
+    const releasing = release;
+    release = undefined;
+    expect(await statements(async () => releasing?.())).toEqual([]);
   });
 
   it("is described at every request when not held (plan), as before", async () => {
