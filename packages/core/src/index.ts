@@ -159,7 +159,7 @@ export {
   typeChange,
 } from "./plan/schema-change.js";
 export { layWindows, MAX_WINDOWS, type WindowSpec, windowAt, windowIndexOf, windowStep } from "./plan/windows.js";
-export { checkTables, isConfigError } from "./run/check-tables.js";
+export { type CheckedDescription, checkTables, isConfigError } from "./run/check-tables.js";
 export { CommitPoints } from "./run/commit-points.js";
 export { type CrashPoint, crashPoint } from "./run/crash-points.js";
 export { type ReadPath, readPath, readPathNote } from "./run/file-scan-path.js";

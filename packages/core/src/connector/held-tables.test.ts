@@ -48,6 +48,20 @@ describe("HeldTables", () => {
     expect(reads).toBe(1);
   });
 
+  it("does not keep what was read before a forget that came while reading (the target's own DDL)", async () => {
+    const tables = new HeldTables<string>();
+    const { read, reads } = reader();
+    tables.hold(T);
+    const slow = tables.get(T, async () => {
+      tables.forget(T);
+      return read();
+    });
+    expect(await slow).toBe("v1");
+    expect(await tables.get(T, read)).toBe("v2");
+    expect(await tables.get(T, read)).toBe("v2");
+    expect(reads()).toBe(2);
+  });
+
   it("does not keep what was read for a table released meanwhile", async () => {
     const tables = new HeldTables<string>();
     const { read, reads } = reader();

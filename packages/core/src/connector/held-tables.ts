@@ -9,11 +9,14 @@ import type { TargetTableRef } from "./table-ref.js";
  * should forget the table before it reads.
  */
 export class HeldTables<T> {
-  /** Per held table: what was read (null: it does not exist), undefined until read. */
-  private readonly held = new Map<string, { readonly value: T | null } | undefined>();
+  /**
+   * Per held table: what was read (null: it does not exist), undefined until read. A new entry
+   * object at every hold and forget, so a read that was under way then is not kept.
+   */
+  private readonly held = new Map<string, { known?: { readonly value: T | null } }>();
 
   hold(ref: TargetTableRef): void {
-    this.held.set(keyOf(ref), undefined);
+    this.held.set(keyOf(ref), {});
   }
 
   release(ref: TargetTableRef): void {
@@ -23,17 +26,17 @@ export class HeldTables<T> {
   /** What is known of the table: as last read while held, else read now by `read` (and kept while held). */
   async get(ref: TargetTableRef, read: () => Promise<T | null>): Promise<T | null> {
     const key = keyOf(ref);
-    const known = this.held.get(key);
-    if (known) return known.value;
+    const entry = this.held.get(key);
+    if (entry?.known) return entry.known.value;
     const value = await read();
-    if (this.held.has(key)) this.held.set(key, { value });
+    if (entry && this.held.get(key) === entry) entry.known = { value };
     return value;
   }
 
   /** Read again at the next `get`: after the target's own DDL, or at a load's first look. */
   forget(ref: TargetTableRef): void {
     const key = keyOf(ref);
-    if (this.held.has(key)) this.held.set(key, undefined);
+    if (this.held.has(key)) this.held.set(key, {});
   }
 }
 

@@ -7,7 +7,7 @@ import type { Column } from "../connector/logical-types.js";
 import type { SourceConnection } from "../connector/source.js";
 import { parseTableKey, targetTableFor } from "../connector/table-ref.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
-import { checkTables, isConfigError } from "./check-tables.js";
+import { CHECKED_DESCRIPTION_MS, checkTables, isConfigError, recentDescription } from "./check-tables.js";
 import { ProjectSession } from "./project-session.js";
 
 // Sources written for this test: one that declares its columns without connecting (like a
@@ -107,6 +107,28 @@ describe("checkTables", () => {
       code: "SL204",
       message: expect.stringContaining("has no cursor column"),
     });
+  });
+});
+
+describe("the descriptions checkTables read", () => {
+  it("are those of the tables it described, none for a source that is down, each recent for 10 s", async () => {
+    const s = session({
+      ts: { connector: "local", tables: { i: { cursorColumn: "c" }, d: { cursorColumn: "c" } } },
+      x: { connector: "down", tables: { j: { cursorColumn: "c" } } },
+    });
+    const tables = await s.tables();
+    const before = Date.now();
+    const described = await checkTables(s.project, tables, {}, { connect: true });
+    const [i, d, j] = ["i", "d", "j"].map((key) => tables.find((t) => t.config.ref.key === key)!);
+    expect(described.get(d!)?.info.columns).toEqual(columns("date"));
+    expect(described.get(i!)?.info.columns).toEqual(columns("int64"));
+    expect(described.has(j!)).toBe(false);
+    const at = described.get(i!)!.at;
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(recentDescription(described, i!, at + CHECKED_DESCRIPTION_MS - 1)?.columns).toEqual(columns("int64"));
+    expect(recentDescription(described, i!, at + CHECKED_DESCRIPTION_MS)).toBeUndefined();
+    expect(recentDescription(described, j!, at)).toBeUndefined();
+    expect(recentDescription(undefined, i!, at)).toBeUndefined();
   });
 });
 

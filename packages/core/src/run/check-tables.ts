@@ -31,8 +31,10 @@ export interface CheckedDescription {
 
 /**
  * How long a description the checks read stands in for the load's own: a table whose load starts
- * within it is not described again (a round trip or two to the source, a folder listed again).
- * One started later, after other tables' loads, describes the table as it is then.
+ * within it, before the run has committed anything, is not described again (a round trip or two
+ * to the source, a folder listed again). One started later, or after another table's commit
+ * (which may have changed what it reads: a source that is the target of an earlier table),
+ * describes the table as it is then.
  */
 export const CHECKED_DESCRIPTION_MS = 10_000;
 

@@ -95,10 +95,19 @@ export async function loadProject(
   let stop = false;
   const queue = [...tables];
   const pacing = new RunPacing(session.config.sources);
+  // What the checks read stands for a load only until the run first commits (recentDescription).
+  let committed = false;
+  const watched: LoadOptions = {
+    ...options,
+    emit: (event) => {
+      if (event.type === "window_committed") committed = true;
+      emit(event);
+    },
+  };
   const worker = async () => {
     for (let table = queue.shift(); table; table = queue.shift()) {
       if (signal.aborted || stop) break;
-      const result = await loadOne(session, table, options, runId, now, pacing, checked);
+      const result = await loadOne(session, table, watched, runId, now, pacing, committed ? undefined : checked);
       results.push(result);
       if (result.status === "failed" && options.failFast) stop = true;
     }
@@ -119,13 +128,13 @@ async function loadOne(
   runId: string,
   now: Date,
   pacing: RunPacing,
-  checked: ReadonlyMap<ProjectTable, CheckedDescription>,
+  checked: ReadonlyMap<ProjectTable, CheckedDescription> | undefined,
 ): Promise<TableResult> {
   const name = formatTargetTable(table.config.target);
   let release: (() => Promise<void>) | undefined;
   try {
     const source = await session.source(table.source);
-    // What the checks just read, else the source describes the table while the target opens
+    // What the checks just read (none once the run has committed), else the source describes the table while the target opens
     // (DuckDB opens its file on a thread of its own); a failure of the description is reported
     // after the target's, as before.
     const recent = recentDescription(checked, table);
