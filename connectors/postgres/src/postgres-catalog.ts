@@ -69,7 +69,8 @@ export async function describeRelation(
   also?: string,
 ): Promise<{ readonly oid: number; readonly columns: PgColumn[]; readonly alsoExists: boolean } | null> {
   const { sql, params } = relationQuery(ref);
-  const extra = also === undefined ? "" : `, to_regclass($${params.push(also)}) IS NOT NULL AS "alsoExists"`;
+  // A subquery, so it is computed once, not on every column's row.
+  const extra = also === undefined ? "" : `, (SELECT to_regclass($${params.push(also)}) IS NOT NULL) AS "alsoExists"`;
   const result = await db.query<CatalogColumn & { relid: number; alsoExists?: boolean }>(columnsSql(sql, extra), params);
   const first = result.rows[0];
   if (!first) return null;

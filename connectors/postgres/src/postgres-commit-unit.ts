@@ -29,7 +29,7 @@ import {
   sortsByCodePoint,
 } from "./postgres-dialect.js";
 import { ensureRunLogTable, insertRunLogSql, readRunLog } from "./postgres-run-log.js";
-import type { TargetTableFacts } from "./postgres-target-table.js";
+import { describeTargetTable } from "./postgres-target-table.js";
 
 /** The columns of a table, or null when it does not exist. */
 export async function describePg(db: Queryable, ref: TargetTableRef): Promise<PgColumn[] | null> {
@@ -46,6 +46,12 @@ interface OpenCopy {
   readonly key: string;
   readonly query: CopyInQuery;
   readonly encoder: CopyBinaryEncoder;
+}
+
+/** Where a unit's rows land, and that relation's columns. */
+interface Destination {
+  readonly sql: string;
+  readonly columns: readonly PgColumn[];
 }
 
 let stagingCounter = 0;
@@ -71,47 +77,49 @@ export class PostgresCommitUnit implements CommitUnit {
      * for a unit on a table that does not exist yet (it only logs) and for a replace begun
      * without columns (the first batch creates the new table).
      */
-    private destination: { readonly sql: string; readonly columns: readonly PgColumn[] } | undefined,
+    private destination: Destination | undefined,
     /** The table's own columns (for range deletes). */
     private readonly tableColumns: readonly PgColumn[],
     private readonly context: (action: string) => ErrorContext,
-    /** The schema's run log exists (seen by this load, or written by this unit): no check before using it. */
+    /** The schema's run log exists (seen by this unit's describe, or written by it): no check before using it. */
     private runLogExists: boolean,
+    /** Called once the unit has committed or rolled back. */
+    private readonly onFinished: () => void,
   ) {
     this.display = formatTargetTable(ref);
   }
 
   /**
-   * Opens the transaction and prepares the destination of the strategy. `table` is what the
-   * target knows of the table (null: it does not exist); read just before, or while the load
-   * holds the table's lock, which no other sqlload run changes it under.
+   * Opens the transaction and prepares the destination of the strategy. The table is described
+   * inside the transaction, by each unit: its columns' types decide how rows are sent (binary
+   * COPY), so a type changed by hand between two units of a load is seen by the next one.
    */
   static async begin(
     client: pg.PoolClient,
     ref: TargetTableRef,
     options: CommitUnitOptions,
     context: (action: string) => ErrorContext,
-    table: TargetTableFacts | null,
+    onFinished: () => void = () => undefined,
   ): Promise<PostgresCommitUnit> {
     const display = formatTargetTable(ref);
-    const runLog = table?.runLog === true;
     await client.query("BEGIN");
+    const table = await describeTargetTable(client, ref);
+    const runLog = table?.runLog === true;
+    const unit = (destination: Destination | undefined, columns: readonly PgColumn[]): PostgresCommitUnit =>
+      new PostgresCommitUnit(client, ref, options, destination, columns, context, runLog, onFinished);
     if (options.strategy === "replace") {
       const next = { schema: ref.schema, name: derivedName(ref.name, "__sqlload_new") };
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`);
       // A crashed run cannot leave it behind (it is built in this transaction), but a hand-made
       // or half-migrated one must not make every later run fail.
       await client.query(`DROP TABLE IF EXISTS ${qualifiedName(next)}`);
-      const unit = new PostgresCommitUnit(client, ref, options, undefined, table?.columns ?? [], context, runLog);
-      if (options.columns.length > 0) await unit.createBuildTable(options.columns);
-      return unit;
+      const built = unit(undefined, table?.columns ?? []);
+      if (options.columns.length > 0) await built.createBuildTable(options.columns);
+      return built;
     }
     const existing = table?.columns;
-    if (!existing) return new PostgresCommitUnit(client, ref, options, undefined, [], context, runLog);
-    if (options.strategy !== "merge") {
-      const into = { sql: qualifiedName(ref), columns: existing };
-      return new PostgresCommitUnit(client, ref, options, into, existing, context, runLog);
-    }
+    if (!existing) return unit(undefined, []);
+    if (options.strategy !== "merge") return unit({ sql: qualifiedName(ref), columns: existing }, existing);
     const key = options.primaryKey ?? [];
     if (key.length === 0) throw new SqlloadError("SL108", `merge into ${display} needs a primary key`);
     for (const name of key) {
@@ -126,7 +134,7 @@ export class PostgresCommitUnit implements CommitUnit {
     await client.query(
       `CREATE TEMP TABLE ${stage} ON COMMIT DROP AS SELECT ${staged.map((c) => quoteIdent(c.name)).join(", ")} FROM ${qualifiedName(ref)} WITH NO DATA`,
     );
-    return new PostgresCommitUnit(client, ref, options, { sql: stage, columns: staged }, existing, context, runLog);
+    return unit({ sql: stage, columns: staged }, existing);
   }
 
   /** Creates the new table of a replace, from the unit's columns or the first batch's. */
@@ -270,6 +278,7 @@ export class PostgresCommitUnit implements CommitUnit {
       await this.client.query("COMMIT");
       this.done = true;
       this.client.release();
+      this.onFinished();
     } catch (error) {
       const mapped = toSqlloadError(error, this.context(`committing ${this.display}`));
       await this.rollback(error);
@@ -305,6 +314,7 @@ export class PostgresCommitUnit implements CommitUnit {
 
   private async rollback(cause: unknown): Promise<void> {
     this.done = true;
+    this.onFinished();
     const copy = this.copy;
     this.copy = undefined;
     try {

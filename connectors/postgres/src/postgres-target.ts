@@ -202,10 +202,17 @@ export class PostgresTarget implements TargetConnection {
       throw toSqlloadError(error, this.context("connecting", ref));
     });
     try {
-      const table = await this.facts(client, ref);
-      // A replacing unit's commit swaps a new table in: read it again after.
-      if (options.strategy === "replace") this.held.forget(ref);
-      const unit = await PostgresCommitUnit.begin(client, ref, options, (action) => this.context(action, ref), table);
+      // A replacing unit's commit swaps a new table in: what is read of the table until it is
+      // done is read again after.
+      const replacing = options.strategy === "replace";
+      if (replacing) this.held.forget(ref);
+      const unit = await PostgresCommitUnit.begin(
+        client,
+        ref,
+        options,
+        (action) => this.context(action, ref),
+        replacing ? () => this.held.forget(ref) : undefined,
+      );
       this.units = new Set([...this.units].filter((u) => !u.finished));
       this.units.add(unit);
       return unit;
@@ -287,8 +294,9 @@ export class PostgresTarget implements TargetConnection {
         released = true;
         this.locks.delete(client);
         this.held.release(ref);
-        // Ending the session releases its advisory locks, a round trip fewer than unlocking first:
-        // the server releases them as its backend exits, before it closes the socket `end` waits on.
+        // Unlocked before the session ends: through a pooler (pgbouncer in session mode) ending
+        // the client's session does not end the server's, which would keep the lock.
+        await client.query("SELECT pg_advisory_unlock($1::int8)", [key.toString()]).catch(() => undefined);
         await client.end().catch(() => undefined);
       },
     };

@@ -89,24 +89,63 @@ describe("a table held by its lock", () => {
     release = undefined;
   });
 
-  it("is described once for the whole load, its run log never checked apart", async () => {
+  it("is described by the load's first look and by each unit, its run log never checked apart", async () => {
     await target.ensureTable(ref, COLUMNS, {});
     release = (await target.lockTable!(ref)).release;
     const sent = await statements(() => load(ref, COLUMNS, "run-1"));
-    // One look, which also finds the run log; every later request takes what it read.
-    expect(describes(sent)).toBe(1);
+    // The first look, which also finds the run log, serves the maximum and ensureTable; the unit
+    // describes the table again inside its transaction (its columns' types decide the COPY), and
+    // that describe tells it the log is there too.
+    expect(describes(sent)).toBe(2);
     expect(logChecks(sent)).toBe(0);
     expect(sent.filter((s) => /^(BEGIN|COMMIT)$/.test(s.trim()))).toEqual(["BEGIN", "COMMIT"]);
     expect(await rows(sql, "SELECT id FROM raw.held_events")).toEqual([{ id: "1" }]);
-    // Ending the lock's session releases it: no unlock statement first.
-    const releasing = release;
-    release = undefined;
-    expect(await statements(async () => releasing?.())).toEqual([]);
+  });
+
+  it("sends a unit's rows in the column types of its own time: a type changed by hand between units", async () => {
+    const typed = { schema: "raw", name: "held_retyped" };
+    await target.ensureTable(typed, COLUMNS, {});
+    release = (await target.lockTable!(typed)).release;
+    await target.describeTable(typed);
+    const write = async (id: number) => {
+      const unit = await target.begin(typed, { strategy: "append", columns: COLUMNS });
+      try {
+        await unit.write(batch(COLUMNS, [{ id, at: T0 }]));
+        await unit.commit();
+      } catch (error) {
+        await unit.abort();
+        throw error;
+      }
+    };
+    await write(1);
+    // Eight bytes either way: sent as the bigint it was, 5 would land as the double 2.5e-323.
+    await sql.query("ALTER TABLE raw.held_retyped ALTER COLUMN id TYPE double precision");
+    await expect(write(5)).rejects.toThrow('column "id" of raw.held_retyped is double precision in the target');
+    expect(await rows(sql, "SELECT id FROM raw.held_retyped ORDER BY id")).toEqual([{ id: 1 }]);
+  });
+
+  it("is read again after a reload's build was swapped in", async () => {
+    const live = { schema: "raw", name: "held_reloaded" };
+    await target.ensureTable(live, COLUMNS, {});
+    release = (await target.lockTable!(live)).release;
+    await target.describeTable(live);
+    const build = target.reloadBuildTable!(live);
+    const rebuilt = [col("id", T("int64")), col("at", T("timestamptz")), col("added", T("text"))];
+    await target.ensureTable(build, rebuilt, {});
+    await target.swapReloadBuild!(live, record("run-5", "raw.held_reloaded"));
+    expect((await target.ensureTable(live, rebuilt, {})).map((c) => c.name)).toEqual(["id", "at", "added"]);
   });
 
   it("is described at every request when not held (plan), as before", async () => {
     const sent = await statements(() => load(ref, COLUMNS, "run-2"));
     expect(describes(sent)).toBeGreaterThanOrEqual(4);
+  });
+
+  it("is unlocked before its session ends: through a pooler, ending the client's session would not end the server's", async () => {
+    release = (await target.lockTable!(ref)).release;
+    const releasing = release;
+    release = undefined;
+    expect(await statements(async () => releasing?.())).toEqual(["SELECT pg_advisory_unlock($1::int8)"]);
   });
 
   it("is read again after its own DDL: a column ensureTable adds is written by the next unit", async () => {
@@ -132,7 +171,7 @@ describe("a table held by its lock", () => {
     expect(ensured.map((c) => c.name)).toEqual(["only"]);
   });
 
-  it("fails a unit cleanly, committing nothing, when its run log was deleted by hand during the load", async () => {
+  it("makes a run log deleted by hand during the load again at the next commit (SPEC §11: deleting it is safe)", async () => {
     const lost = { schema: "lostlog", name: "events" };
     await target.ensureTable(lost, COLUMNS, {});
     release = (await target.lockTable!(lost)).release;
@@ -141,18 +180,9 @@ describe("a table held by its lock", () => {
     const ensured = await target.ensureTable(lost, COLUMNS, {});
     const unit = await target.begin(lost, { strategy: "append", columns: ensured });
     await unit.write(batch(COLUMNS, [{ id: 7, at: T0 }]));
-    const error = await unit.appendRunLog(record("run-4", "lostlog.events")).then(
-      () => undefined,
-      (e) => e,
-    );
-    expect(isSqlloadError(error)).toBe(true);
-    await unit.abort();
-    expect(await rows(sql, "SELECT id FROM lostlog.events")).toEqual([]);
-    // The next load (its lock released and taken again) finds the log gone and makes it again.
-    await release?.();
-    release = (await target.lockTable!(lost)).release;
-    await target.describeTable(lost);
-    await target.ensureTable(lost, COLUMNS, {});
-    expect(await rows(sql, "SELECT to_regclass('lostlog._sqlload_runs') IS NOT NULL AS present")).toEqual([{ present: true }]);
+    await unit.appendRunLog(record("run-4", "lostlog.events"));
+    await unit.commit();
+    expect(await rows(sql, "SELECT id FROM lostlog.events")).toEqual([{ id: "7" }]);
+    expect(await rows(sql, 'SELECT run_id FROM lostlog."_sqlload_runs"')).toEqual([{ run_id: "run-4" }]);
   });
 });
