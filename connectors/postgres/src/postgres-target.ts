@@ -202,17 +202,9 @@ export class PostgresTarget implements TargetConnection {
       throw toSqlloadError(error, this.context("connecting", ref));
     });
     try {
-      // A replacing unit's commit swaps a new table in: what is read of the table until it is
-      // done is read again after.
-      const replacing = options.strategy === "replace";
-      if (replacing) this.held.forget(ref);
-      const unit = await PostgresCommitUnit.begin(
-        client,
-        ref,
-        options,
-        (action) => this.context(action, ref),
-        replacing ? () => this.held.forget(ref) : undefined,
-      );
+      // A replacing unit's commit swaps a new table in: the table is read again once it is done.
+      const swapped = options.strategy === "replace" ? () => this.held.forget(ref) : undefined;
+      const unit = await PostgresCommitUnit.begin(client, ref, options, (action) => this.context(action, ref), swapped);
       this.units = new Set([...this.units].filter((u) => !u.finished));
       this.units.add(unit);
       return unit;
@@ -233,12 +225,14 @@ export class PostgresTarget implements TargetConnection {
       await client.query("BEGIN");
       try {
         await client.query("SELECT pg_advisory_xact_lock($1::int8)", [lockKey({ schema: ref.schema, name: "" }).toString()]);
-        this.held.forget(ref);
         await swapReloadBuild(client, ref, row);
         await client.query("COMMIT");
       } catch (error) {
         await client.query("ROLLBACK").catch(() => undefined);
         throw error;
+      } finally {
+        // The build is the table now (or the swap failed): read again either way, once it has settled.
+        this.held.forget(ref);
       }
     });
   }
