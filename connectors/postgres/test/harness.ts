@@ -2,6 +2,8 @@ import {
   batchFromRows,
   type Column,
   type CommitUnitOptions,
+  type CursorValue,
+  type LogicalType,
   parseTableKey,
   type ReadRequest,
   type RecordBatch,
@@ -100,6 +102,13 @@ export async function copyTable(
   }
   return { rows, items, stats: (unit as { stats?: { passedThrough: number; encoded: number } }).stats };
 }
+
+/** A logical type without parameters, a nullable-by-default column, and cursor values, for tests. */
+export const T = (kind: Exclude<LogicalType["kind"], "decimal" | "list">): LogicalType => ({ kind }) as LogicalType;
+export const col = (name: string, type: LogicalType, nullable = true): Column => ({ name, type, nullable });
+export const int = (value: bigint): CursorValue => ({ kind: "integer", value });
+export const ts = (value: bigint): CursorValue => ({ kind: "timestamp", value });
+export const text = (value: string): CursorValue => ({ kind: "text", value });
 
 export function batch(columns: readonly Column[], rows: readonly (Record<string, unknown> | readonly unknown[])[]): RecordBatch {
   return batchFromRows(columns, rows);

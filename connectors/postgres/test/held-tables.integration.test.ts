@@ -1,15 +1,7 @@
-import {
-  type Column,
-  type CursorValue,
-  encodeRunLogRecord,
-  isSqlloadError,
-  type LogicalType,
-  type TargetConnection,
-  type TargetTableRef,
-} from "@sqlload/core";
+import { type Column, encodeRunLogRecord, type TargetConnection, type TargetTableRef } from "@sqlload/core";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { batch, openTarget, rows, type Server, startServer } from "./harness.js";
+import { batch, col, openTarget, rows, type Server, startServer, T, text, ts } from "./harness.js";
 
 /**
  * While a load holds a table's lock, the target reads the table's columns and its schema's run
@@ -21,9 +13,6 @@ let sql: pg.Pool;
 let url: string;
 let target: TargetConnection;
 
-const T = (kind: "int64" | "timestamptz" | "text"): LogicalType => ({ kind }) as LogicalType;
-const col = (name: string, type: LogicalType): Column => ({ name, type, nullable: true });
-const ts = (value: bigint): CursorValue => ({ kind: "timestamp", value });
 const COLUMNS: Column[] = [col("id", T("int64")), col("at", T("timestamptz"))];
 const T0 = 1791820800000000n;
 
@@ -132,7 +121,13 @@ describe("a table held by its lock", () => {
     const build = target.reloadBuildTable!(live);
     const rebuilt = [col("id", T("int64")), col("at", T("timestamptz")), col("added", T("text"))];
     await target.ensureTable(build, rebuilt, {});
+    const unit = await target.begin(build, { strategy: "append", columns: rebuilt, runLogTable: live });
+    await unit.write(batch(rebuilt, [{ id: 1, at: T0, added: "x" }]));
+    await unit.commit();
+    // Held before the swap, the table had no "added" column: its maximum would read as none.
+    await target.maxCursor(live, "at", "timestamp");
     await target.swapReloadBuild!(live, record("run-5", "raw.held_reloaded"));
+    expect(await target.maxCursor(live, "added", "text")).toEqual(text("x"));
     expect((await target.ensureTable(live, rebuilt, {})).map((c) => c.name)).toEqual(["id", "at", "added"]);
   });
 

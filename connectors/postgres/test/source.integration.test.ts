@@ -15,6 +15,7 @@ import {
   batchesOf,
   collect,
   copyTable,
+  int,
   openSource,
   openTarget,
   readRequest,
@@ -22,6 +23,8 @@ import {
   type Server,
   startServer,
   tableRequest,
+  text,
+  ts,
 } from "./harness.js";
 
 let server: Server;
@@ -29,10 +32,6 @@ let sql: pg.Pool;
 let url: string;
 let source: SourceConnection;
 let target: TargetConnection;
-
-const int = (value: bigint): CursorValue => ({ kind: "integer", value });
-const ts = (value: bigint): CursorValue => ({ kind: "timestamp", value });
-const text = (value: string): CursorValue => ({ kind: "text", value });
 
 beforeAll(async () => {
   server = await startServer();

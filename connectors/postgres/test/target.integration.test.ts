@@ -1,10 +1,8 @@
 import {
   type Column,
   type CommitUnitOptions,
-  type CursorValue,
   encodeRunLogRecord,
   isSqlloadError,
-  type LogicalType,
   runLogOrder,
   type TargetConnection,
   type TargetTableRef,
@@ -12,17 +10,12 @@ import {
 import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { lockKey } from "../src/postgres-target.js";
-import { batch, openTarget, rows, type Server, startServer } from "./harness.js";
+import { batch, col, openTarget, rows, type Server, startServer, T, text, ts } from "./harness.js";
 
 let server: Server;
 let sql: pg.Pool;
 let url: string;
 let target: TargetConnection;
-
-const T = (kind: Exclude<LogicalType["kind"], "decimal" | "list">): LogicalType => ({ kind }) as LogicalType;
-const col = (name: string, type: LogicalType, nullable = true): Column => ({ name, type, nullable });
-const ts = (value: bigint): CursorValue => ({ kind: "timestamp", value });
-const text = (value: string): CursorValue => ({ kind: "text", value });
 
 const EVENTS: Column[] = [col("id", T("int64"), false), col("at", T("timestamptz")), col("note", T("text"))];
 const T0 = 1791820800000000n; // 2026-10-12 16:00:00 UTC
