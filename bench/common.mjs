@@ -1,6 +1,6 @@
 // What the benchmarks share: arguments, the built packages and drivers, the `orders` table they
 // all load, running a measured child process, and how figures are printed.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -101,6 +101,35 @@ export async function withDuckDB(path, work) {
   } finally {
     connection.closeSync();
     instance.closeSync();
+  }
+}
+
+/**
+ * Brings a machine to the same state before each measured run: the Postgres server at `url`
+ * checkpointed (its dirty buffers written to the OS, its WAL recycled), then every dirty page of the
+ * OS written out (`sync`). A run writes hundreds of megabytes into the page cache, which the kernel
+ * writes out later, while the next runs are measured.
+ */
+export async function settle(url) {
+  if (url) await withClient(url, (c) => c.query("CHECKPOINT"));
+  spawnSync("sync");
+}
+
+/**
+ * Runs `work(url)` in a new database of the Postgres server at `serverUrl`, settled first, and drops
+ * the database after: its files, and the pages they hold in the page cache, go with it, so no later
+ * run pays for writing them out. (Runs that each left a table of hundreds of megabytes behind made
+ * every run slower than the one before it, by up to a fifth: whatever ran first in a round won.)
+ */
+export async function inNewDatabase(serverUrl, name, work) {
+  await withClient(serverUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  try {
+    await settle(serverUrl);
+    return await work(url.toString());
+  } finally {
+    await withClient(serverUrl, (c) => c.query(`DROP DATABASE "${name}"`));
   }
 }
 

@@ -17,6 +17,7 @@ import {
   describeMachine,
   hasFlag,
   importBuilt,
+  inNewDatabase,
   peakRss,
   runs,
   seconds,
@@ -28,7 +29,7 @@ import {
 const quick = hasFlag("quick");
 const rows = arg("rows", quick ? 20_000 : 5_000_000);
 const repeat = arg("repeat", quick ? 1 : 2);
-const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
+const { startPostgres } = await importBuilt("packages/testing/dist/index.js");
 
 const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-duckpg-"));
 const server = await startPostgres();
@@ -44,30 +45,35 @@ try {
   const bulk = [];
   const sqlload = [];
   for (let i = 0; i < repeat; i++) {
-    const base = await createDatabase(server.url, `bulk_${n++}`);
     const csv = join(dir, "orders.csv");
     bulk.push(
-      await timed(async () => {
-        await withDuckDB(join(dir, "src.duckdb"), (c) => c.run(`COPY orders TO '${csv}' (FORMAT csv, HEADER false)`));
-        await withClient(base, async (c) => {
-          await c.query(`CREATE TABLE orders ${DDL}`);
-          await pipeline(createReadStream(csv), c.query(copyFrom("COPY orders FROM STDIN (FORMAT csv)")));
-        });
-      }),
+      await inNewDatabase(server.url, `bulk_${n++}`, (base) =>
+        timed(async () => {
+          await withDuckDB(join(dir, "src.duckdb"), (c) => c.run(`COPY orders TO '${csv}' (FORMAT csv, HEADER false)`));
+          await withClient(base, async (c) => {
+            await c.query(`CREATE TABLE orders ${DDL}`);
+            await pipeline(createReadStream(csv), c.query(copyFrom("COPY orders FROM STDIN (FORMAT csv)")));
+          });
+        }),
+      ),
     );
     rmSync(csv, { force: true });
-    const url = await createDatabase(server.url, `sqlload_${n++}`);
-    writeFileSync(
-      join(dir, "sqlload.toml"),
-      `[target]\nconnector = "postgres"\nurl = "${url}"\nschema = "raw"\n\n[sources.wh]\nconnector = "duckdb"\npath = "src.duckdb"\n\n` +
-        `[sources.wh.tables."main.orders"]\ncursor_column = "updated_at"\n`,
+    sqlload.push(
+      await inNewDatabase(server.url, `sqlload_${n++}`, async (url) => {
+        writeFileSync(
+          join(dir, "sqlload.toml"),
+          `[target]\nconnector = "postgres"\nurl = "${url}"\nschema = "raw"\n\n[sources.wh]\nconnector = "duckdb"\npath = "src.duckdb"\n\n` +
+            `[sources.wh.tables."main.orders"]\ncursor_column = "updated_at"\n`,
+        );
+        const run = await peakRss(process.execPath, [cli, "load"], dir);
+        const [{ count }] = await withClient(
+          url,
+          async (c) => (await c.query("SELECT count(*)::int AS count FROM raw.wh__orders")).rows,
+        );
+        if (count !== rows) throw new Error(`sqlload loaded ${count} rows, expected ${rows}`);
+        return run;
+      }),
     );
-    sqlload.push(await peakRss(process.execPath, [cli, "load"], dir));
-    const [{ count }] = await withClient(
-      url,
-      async (c) => (await c.query("SELECT count(*)::int AS count FROM raw.wh__orders")).rows,
-    );
-    if (count !== rows) throw new Error(`sqlload loaded ${count} rows, expected ${rows}`);
   }
   const b = best(sqlload);
   console.log(describeMachine());

@@ -26,6 +26,7 @@ import {
   describeMachine,
   hasFlag,
   importBuilt,
+  inNewDatabase,
   peakRss,
   postmasterOf,
   root,
@@ -41,6 +42,12 @@ const repeat = arg("repeat", quick ? 1 : 2);
 const profileDir = process.argv.includes("--cpu-prof") ? process.argv[process.argv.indexOf("--cpu-prof") + 1] : undefined;
 const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
 
+/** Fails unless `dst` holds every row: outside the measured run, whose server CPU a count would add to. */
+async function expectRows(dst, table) {
+  const [{ count }] = await withClient(dst, async (c) => (await c.query(`SELECT count(*)::int AS count FROM ${table}`)).rows);
+  if (count !== rows) throw new Error(`${table} holds ${count} rows, expected ${rows}`);
+}
+
 async function cliLoad(src, dst, strategy) {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-pgpg-"));
   writeFileSync(
@@ -50,13 +57,7 @@ async function cliLoad(src, dst, strategy) {
   );
   try {
     const node = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
-    const run = await peakRss(process.execPath, [...node, cli, "load"], dir);
-    const [{ count }] = await withClient(
-      dst,
-      async (c) => (await c.query("SELECT count(*)::int AS count FROM raw.app__orders")).rows,
-    );
-    if (count !== rows) throw new Error(`sqlload loaded ${count} rows, expected ${rows}`);
-    return run;
+    return await peakRss(process.execPath, [...node, cli, "load"], dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -67,12 +68,11 @@ const postmaster = postmasterOf(server);
 
 /**
  * `work`'s result with the server's CPU seconds during it (its backends reaped: hence the pause).
- * A checkpoint first, so no run pays for the WAL of the one before (each load writes about as much
- * WAL as its data, and `max_wal_size` is 1 GB: a run's place in the order decided whether a
- * checkpoint fell in it).
+ * Each run is in a new database (`inNewDatabase`), which settles the machine first: a checkpoint, so
+ * no run pays for the WAL of the one before (each load writes about as much WAL as its data, and
+ * `max_wal_size` is 1 GB), and the OS's dirty pages written out.
  */
 async function withServers(work) {
-  await withClient(server.url, (c) => c.query("CHECKPOINT"));
   const before = serverCpu(postmaster);
   const result = await work();
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -90,34 +90,34 @@ try {
     await c.query("SELECT pg_reload_conf()");
   });
   let n = 0;
-  const fresh = () => createDatabase(server.url, `dst_${n++}`);
+  /** A new target database for one run, checked to hold every row. */
+  const inFresh = (table, work) =>
+    inNewDatabase(server.url, `dst_${n++}`, async (dst) => {
+      const result = await work(dst);
+      await expectRows(dst, table);
+      return result;
+    });
+  const pipeRun = (options) => async (dst) => {
+    const cpu = process.cpuUsage();
+    const s = await binaryPipe(src, dst, "orders", "orders", options);
+    const used = process.cpuUsage(cpu);
+    return { s, cpuS: (used.user + used.system) / 1e6 };
+  };
   const pipes = [];
   const orderedPipes = [];
   const starts = [];
   const appends = [];
   const deletes = [];
+  const variants = [
+    async () => pipes.push(await inFresh("orders", (dst) => withServers(() => pipeRun()(dst)))),
+    async () => orderedPipes.push(await inFresh("orders", (dst) => withServers(() => pipeRun({ orderBy: "updated_at" })(dst)))),
+    async () => appends.push(await inFresh("raw.app__orders", (dst) => withServers(() => cliLoad(src, dst, "append")))),
+    async () => deletes.push(await inFresh("raw.app__orders", (dst) => withServers(() => cliLoad(src, dst, "delete_insert")))),
+  ];
   for (let i = 0; i < repeat; i++) {
-    const dst = await fresh();
-    pipes.push(
-      await withServers(async () => {
-        const cpu = process.cpuUsage();
-        const s = await binaryPipe(src, dst);
-        const used = process.cpuUsage(cpu);
-        return { s, cpuS: (used.user + used.system) / 1e6 };
-      }),
-    );
-    const ordered = await fresh();
-    orderedPipes.push(
-      await withServers(async () => {
-        const cpu = process.cpuUsage();
-        const s = await binaryPipe(src, ordered, "orders", "orders", { orderBy: "updated_at" });
-        const used = process.cpuUsage(cpu);
-        return { s, cpuS: (used.user + used.system) / 1e6 };
-      }),
-    );
     starts.push(await peakRss(process.execPath, [cli, "--version"], root));
-    appends.push(await withServers(async () => cliLoad(src, await fresh(), "append")));
-    deletes.push(await withServers(async () => cliLoad(src, await fresh(), "delete_insert")));
+    // Each round starts with another of them, so none always runs first.
+    for (let k = 0; k < variants.length; k++) await variants[(i + k) % variants.length]();
   }
   const pipe = best(pipes);
   const start = best(starts);

@@ -15,6 +15,7 @@ import {
   describeMachine,
   hasFlag,
   importBuilt,
+  inNewDatabase,
   postmasterOf,
   root,
   serverCpu,
@@ -94,16 +95,18 @@ try {
   });
   const postmaster = postmasterOf(server);
   let n = 0;
-  const fresh = () => createDatabase(server.url, `dst_${n++}`);
   const results = { pipe: [], read: [], append: [], delete_insert: [] };
   for (let i = 0; i < repeat; i++) {
-    const dst = await fresh();
-    results.pipe.push(await measured(postmaster, () => binaryPipe(src, dst)));
+    await inNewDatabase(server.url, `dst_${n++}`, async (dst) =>
+      results.pipe.push(await measured(postmaster, () => binaryPipe(src, dst))),
+    );
     for (const mode of ["read", "append", "delete_insert"]) {
-      const job = await load(src, await fresh(), mode);
-      results[mode].push(await measured(postmaster, job.run));
-      await job.close();
-      if (!job.check()) throw new Error(`${mode} moved the wrong number of rows`);
+      await inNewDatabase(server.url, `dst_${n++}`, async (dst) => {
+        const job = await load(src, dst, mode);
+        results[mode].push(await measured(postmaster, job.run));
+        await job.close();
+        if (!job.check()) throw new Error(`${mode} moved the wrong number of rows`);
+      });
     }
   }
   console.log(describeMachine());

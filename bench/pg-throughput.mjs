@@ -20,7 +20,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
-import { binaryPipe, DDL, withClient } from "./common.mjs";
+import { binaryPipe, DDL, inNewDatabase, withClient } from "./common.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const requireFrom = (dir) => createRequire(join(root, dir, "package.json"));
@@ -215,15 +215,15 @@ async function main() {
     // pipe and the loads run N times, interleaved, and the best of each is compared.
     const repeat = Number(flag("repeat", 1));
     let n = 0;
-    const fresh = () => createDatabase(server.url, `dst_${n++}`);
+    const inFresh = (work) => inNewDatabase(server.url, `dst_${n++}`, work);
     const pipes = [];
     const appends = [];
     const deletes = [];
     for (let i = 0; i < repeat; i++) {
       // binaryPipe gives seconds; this script counts in milliseconds.
-      pipes.push((await binaryPipe(src, await fresh(), "orders", "pipe_orders")) * 1000);
-      appends.push(await runChild({ mode: "append", src, dst: await fresh(), table: "orders" }));
-      deletes.push(await runChild({ mode: "delete_insert", src, dst: await fresh(), table: "orders" }));
+      pipes.push(await inFresh(async (dst) => (await binaryPipe(src, dst, "orders", "pipe_orders")) * 1000));
+      appends.push(await inFresh((dst) => runChild({ mode: "append", src, dst, table: "orders" })));
+      deletes.push(await inFresh((dst) => runChild({ mode: "delete_insert", src, dst, table: "orders" })));
     }
     const best = (runs) => runs.reduce((a, b) => (a.ms <= b.ms ? a : b));
     const pipeMs = Math.min(...pipes);
@@ -239,7 +239,7 @@ async function main() {
     );
 
     // Peak memory at a fifth of the rows
-    const smallRun = await runChild({ mode: "append", src, dst: await fresh(), table: "orders_small" });
+    const smallRun = await inFresh((dst) => runChild({ mode: "append", src, dst, table: "orders_small" }));
     log(
       `sqlload append of ${small.toLocaleString("en")} rows: ${(smallRun.ms / 1000).toFixed(2)} s, peak RSS ${smallRun.maxRssMB.toFixed(0)} MB ` +
         `(${rows.toLocaleString("en")} rows: ${append.maxRssMB.toFixed(0)} MB, ${(((append.maxRssMB - smallRun.maxRssMB) / smallRun.maxRssMB) * 100).toFixed(0)}% more)`,
