@@ -119,7 +119,8 @@ export async function settle(url) {
  * Runs `work(url)` in a new database of the Postgres server at `serverUrl`, settled first, and drops
  * the database after: its files, and the pages they hold in the page cache, go with it, so no later
  * run pays for writing them out. (Runs that each left a table of hundreds of megabytes behind made
- * every run slower than the one before it, by up to a fifth: whatever ran first in a round won.)
+ * later runs slower, by up to a fifth: likely why whatever ran first in a round won.) `FORCE` ends
+ * any connection a failed run left open, so the drop does not hide that run's own error.
  */
 export async function inNewDatabase(serverUrl, name, work) {
   await withClient(serverUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
@@ -129,7 +130,7 @@ export async function inNewDatabase(serverUrl, name, work) {
     await settle(serverUrl);
     return await work(url.toString());
   } finally {
-    await withClient(serverUrl, (c) => c.query(`DROP DATABASE "${name}"`));
+    await withClient(serverUrl, (c) => c.query(`DROP DATABASE "${name}" WITH (FORCE)`));
   }
 }
 

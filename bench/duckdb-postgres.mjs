@@ -54,6 +54,11 @@ try {
             await c.query(`CREATE TABLE orders ${DDL}`);
             await pipeline(createReadStream(csv), c.query(copyFrom("COPY orders FROM STDIN (FORMAT csv)")));
           });
+        }).then(async (s) => {
+          const counted = await withClient(base, (c) => c.query("SELECT count(*)::int AS count FROM orders"));
+          if (counted.rows[0].count !== rows)
+            throw new Error(`the bulk path moved ${counted.rows[0].count} rows, expected ${rows}`);
+          return s;
         }),
       ),
     );

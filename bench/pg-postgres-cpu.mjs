@@ -97,14 +97,19 @@ try {
   let n = 0;
   const results = { pipe: [], read: [], append: [], delete_insert: [] };
   for (let i = 0; i < repeat; i++) {
-    await inNewDatabase(server.url, `dst_${n++}`, async (dst) =>
-      results.pipe.push(await measured(postmaster, () => binaryPipe(src, dst))),
-    );
+    await inNewDatabase(server.url, `dst_${n++}`, async (dst) => {
+      results.pipe.push(await measured(postmaster, () => binaryPipe(src, dst)));
+      const { rows: counted } = await withClient(dst, (c) => c.query("SELECT count(*)::int AS count FROM orders"));
+      if (counted[0].count !== rows) throw new Error(`the pipe moved ${counted[0].count} rows, expected ${rows}`);
+    });
     for (const mode of ["read", "append", "delete_insert"]) {
       await inNewDatabase(server.url, `dst_${n++}`, async (dst) => {
         const job = await load(src, dst, mode);
-        results[mode].push(await measured(postmaster, job.run));
-        await job.close();
+        try {
+          results[mode].push(await measured(postmaster, job.run));
+        } finally {
+          await job.close();
+        }
         if (!job.check()) throw new Error(`${mode} moved the wrong number of rows`);
       });
     }

@@ -215,15 +215,27 @@ async function main() {
     // pipe and the loads run N times, interleaved, and the best of each is compared.
     const repeat = Number(flag("repeat", 1));
     let n = 0;
-    const inFresh = (work) => inNewDatabase(server.url, `dst_${n++}`, work);
+    const inFresh = (run) => inNewDatabase(server.url, `dst_${n++}`, run);
+    /** A load's report, once it says it moved every row. */
+    const moved = (expected) => (report) => {
+      if (report.rows !== expected) throw new Error(`a load moved ${report.rows} rows, expected ${expected}`);
+      return report;
+    };
     const pipes = [];
     const appends = [];
     const deletes = [];
     for (let i = 0; i < repeat; i++) {
       // binaryPipe gives seconds; this script counts in milliseconds.
-      pipes.push(await inFresh(async (dst) => (await binaryPipe(src, dst, "orders", "pipe_orders")) * 1000));
-      appends.push(await inFresh((dst) => runChild({ mode: "append", src, dst, table: "orders" })));
-      deletes.push(await inFresh((dst) => runChild({ mode: "delete_insert", src, dst, table: "orders" })));
+      pipes.push(
+        await inFresh(async (dst) => {
+          const s = await binaryPipe(src, dst, "orders", "pipe_orders");
+          const counted = await withClient(dst, (c) => c.query("SELECT count(*)::int AS count FROM pipe_orders"));
+          if (counted.rows[0].count !== rows) throw new Error(`the pipe moved ${counted.rows[0].count} rows, expected ${rows}`);
+          return s * 1000;
+        }),
+      );
+      appends.push(await inFresh((dst) => runChild({ mode: "append", src, dst, table: "orders" }).then(moved(rows))));
+      deletes.push(await inFresh((dst) => runChild({ mode: "delete_insert", src, dst, table: "orders" }).then(moved(rows))));
     }
     const best = (runs) => runs.reduce((a, b) => (a.ms <= b.ms ? a : b));
     const pipeMs = Math.min(...pipes);
@@ -239,16 +251,15 @@ async function main() {
     );
 
     // Peak memory at a fifth of the rows
-    const smallRun = await inFresh((dst) => runChild({ mode: "append", src, dst, table: "orders_small" }));
+    const smallRun = await inFresh((dst) => runChild({ mode: "append", src, dst, table: "orders_small" }).then(moved(small)));
     log(
       `sqlload append of ${small.toLocaleString("en")} rows: ${(smallRun.ms / 1000).toFixed(2)} s, peak RSS ${smallRun.maxRssMB.toFixed(0)} MB ` +
         `(${rows.toLocaleString("en")} rows: ${append.maxRssMB.toFixed(0)} MB, ${(((append.maxRssMB - smallRun.maxRssMB) / smallRun.maxRssMB) * 100).toFixed(0)}% more)`,
     );
 
     if (!argv.includes("--no-pgloader")) {
-      const dst4 = await createDatabase(server.url, "dst_pgloader");
       try {
-        const loaderMs = await pgloader(src, dst4, "orders");
+        const loaderMs = await inNewDatabase(server.url, "dst_pgloader", (dst) => pgloader(src, dst, "orders"));
         log(`pgloader: ${(loaderMs / 1000).toFixed(2)} s; sqlload append is ${(loaderMs / append.ms).toFixed(1)}x faster`);
       } catch (error) {
         log(`pgloader: not measured (${error.message.split("\n")[0]})`);
