@@ -134,6 +134,12 @@ export async function inNewDatabase(serverUrl, name, work) {
   }
 }
 
+/** Fails unless `table` of the Postgres database at `url` holds `expected` rows. */
+export async function expectRows(url, table, expected) {
+  const [{ count }] = await withClient(url, async (c) => (await c.query(`SELECT count(*)::int AS count FROM ${table}`)).rows);
+  if (count !== expected) throw new Error(`${table} holds ${count} rows, expected ${expected}`);
+}
+
 /** Runs `work` on a Postgres client connected to `url`. */
 export async function withClient(url, work) {
   const client = new pg.Client({ connectionString: url });

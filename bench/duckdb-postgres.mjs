@@ -15,6 +15,7 @@ import {
   copyFrom,
   DDL,
   describeMachine,
+  expectRows,
   hasFlag,
   importBuilt,
   inNewDatabase,
@@ -55,9 +56,7 @@ try {
             await pipeline(createReadStream(csv), c.query(copyFrom("COPY orders FROM STDIN (FORMAT csv)")));
           });
         }).then(async (s) => {
-          const counted = await withClient(base, (c) => c.query("SELECT count(*)::int AS count FROM orders"));
-          if (counted.rows[0].count !== rows)
-            throw new Error(`the bulk path moved ${counted.rows[0].count} rows, expected ${rows}`);
+          await expectRows(base, "orders", rows);
           return s;
         }),
       ),
@@ -71,11 +70,7 @@ try {
             `[sources.wh.tables."main.orders"]\ncursor_column = "updated_at"\n`,
         );
         const run = await peakRss(process.execPath, [cli, "load"], dir);
-        const [{ count }] = await withClient(
-          url,
-          async (c) => (await c.query("SELECT count(*)::int AS count FROM raw.wh__orders")).rows,
-        );
-        if (count !== rows) throw new Error(`sqlload loaded ${count} rows, expected ${rows}`);
+        await expectRows(url, "raw.wh__orders", rows);
         return run;
       }),
     );

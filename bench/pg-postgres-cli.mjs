@@ -24,6 +24,7 @@ import {
   buildOrders,
   cli,
   describeMachine,
+  expectRows,
   hasFlag,
   importBuilt,
   inNewDatabase,
@@ -41,12 +42,6 @@ const rows = arg("rows", quick ? 20_000 : 5_000_000);
 const repeat = arg("repeat", quick ? 1 : 4);
 const profileDir = process.argv.includes("--cpu-prof") ? process.argv[process.argv.indexOf("--cpu-prof") + 1] : undefined;
 const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
-
-/** Fails unless `dst` holds every row: outside the measured run, whose server CPU a count would add to. */
-async function expectRows(dst, table) {
-  const [{ count }] = await withClient(dst, async (c) => (await c.query(`SELECT count(*)::int AS count FROM ${table}`)).rows);
-  if (count !== rows) throw new Error(`${table} holds ${count} rows, expected ${rows}`);
-}
 
 async function cliLoad(src, dst, strategy) {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-pgpg-"));
@@ -94,7 +89,8 @@ try {
   const inFresh = (table, work) =>
     inNewDatabase(server.url, `dst_${n++}`, async (dst) => {
       const result = await work(dst);
-      await expectRows(dst, table);
+      // Outside the measured run, whose server CPU a count would add to.
+      await expectRows(dst, table, rows);
       return result;
     });
   const pipeRun = (options) => async (dst) => {

@@ -20,7 +20,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
-import { binaryPipe, DDL, inNewDatabase, withClient } from "./common.mjs";
+import { binaryPipe, DDL, expectRows, inNewDatabase, withClient } from "./common.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const requireFrom = (dir) => createRequire(join(root, dir, "package.json"));
@@ -229,8 +229,7 @@ async function main() {
       pipes.push(
         await inFresh(async (dst) => {
           const s = await binaryPipe(src, dst, "orders", "pipe_orders");
-          const counted = await withClient(dst, (c) => c.query("SELECT count(*)::int AS count FROM pipe_orders"));
-          if (counted.rows[0].count !== rows) throw new Error(`the pipe moved ${counted.rows[0].count} rows, expected ${rows}`);
+          await expectRows(dst, "pipe_orders", rows);
           return s * 1000;
         }),
       );
