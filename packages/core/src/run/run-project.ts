@@ -134,9 +134,9 @@ async function loadOne(
   let release: (() => Promise<void>) | undefined;
   try {
     const source = await session.source(table.source);
-    // What the checks just read (none once the run has committed), else the source describes the table while the target opens
-    // (DuckDB opens its file on a thread of its own); a failure of the description is reported
-    // after the target's, as before.
+    // What the checks just read (none once the run has committed); else the source describes the
+    // table while the target opens (DuckDB opens its file on a thread of its own). A failure of the
+    // description is reported after the target's, as before.
     const recent = recentDescription(checked, table);
     const describing = recent ? Promise.resolve(recent) : source.describeTable(sourceRequest(table.config));
     describing.catch(() => {});
