@@ -262,46 +262,6 @@ describe("cursors", () => {
     });
   });
 
-  it("reads a table too small to reach a commit by a scan, and a bigger one through the cursor's index", async () => {
-    const src = await database();
-    const dst = await database();
-    await sql(
-      src,
-      `create table public.orders (id int, updated_at timestamptz); create index on public.orders (updated_at);
-       insert into public.orders select g, '2026-10-01'::timestamptz + g * interval '1 second' from generate_series(1, 30000) g;
-       insert into public.orders values (0, null);`,
-    );
-    const p = project(src, `[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\n`, dst);
-    // What the source's statistics counted of each kind of read, once the load's backends flushed them.
-    const scans = async () => {
-      await sql(src, "select pg_stat_force_next_flush()");
-      const { rows } = await sql(
-        src,
-        "select coalesce(seq_scan, 0)::int as seq, coalesce(idx_scan, 0)::int as idx from pg_stat_user_tables where relname = 'orders'",
-      );
-      return rows[0] as { seq: number; idx: number };
-    };
-    const loadCounting = async (env: Record<string, string>) => {
-      await sql(dst, "drop table if exists raw.app__orders");
-      const before = await scans();
-      const load = await sqlload(["load"], { cwd: p.dir, env: { SOURCE_URL: src, ...env } });
-      expect(load.code, load.stderr).toBe(0);
-      expect((await sql(dst, "select count(*)::int as n from raw.app__orders")).rows[0].n).toBe(30001);
-      for (let wait = 0; wait < 50; wait++) {
-        const after = await scans();
-        if (after.seq + after.idx > before.seq + before.idx) return { seq: after.seq - before.seq, idx: after.idx - before.idx };
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      throw new Error("the source's statistics never counted the load's read");
-    };
-    // About 1.3 MB of table against about 1 GB a commit: one commit, so the order of the rows buys nothing.
-    expect(await loadCounting({})).toEqual({ seq: 1, idx: 0 });
-    // Against commits of 100 kB, the read comes in cursor order: the NULLs, then the values, through the index.
-    const chunked = await loadCounting({ SQLLOAD_CHUNK_BYTES: "100000" });
-    expect(chunked.seq).toBe(0);
-    expect(chunked.idx).toBeGreaterThanOrEqual(2);
-  });
-
   it("redacts the password of a connection URL everywhere it would print", async () => {
     const src = await database();
     const withPassword = src.replace("postgres@", "postgres:s3cr3t-pw@");

@@ -101,49 +101,18 @@ export interface LeadingIndex {
   readonly method: string;
 }
 
-/**
- * What `SELECT … FROM` the relation reads, in bytes, counted from its files: the relation and every
- * table that inherits from it or is one of its partitions. A value TOAST moved out of line is
- * stored compressed and sent whole, so those bytes count four times (text and JSON compress about
- * that much). NULL when any of them keeps no rows in files of its own (a foreign table or a view).
- */
-const READ_BYTES_SQL = `
-WITH RECURSIVE tree(oid) AS (
-  SELECT $1::oid
-  UNION ALL SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid
-)
-SELECT CASE WHEN bool_and(c.relkind IN ('r', 'p', 'm'))
-            THEN sum(pg_relation_size(c.oid) + 4 * COALESCE(pg_relation_size(NULLIF(c.reltoastrelid, 0)), 0))
-       END AS bytes
-FROM tree JOIN pg_class c ON c.oid = tree.oid`;
-
-/**
- * The valid, non-partial indexes whose first key is the column, with that key's collation, and
- * roughly what a read of the whole relation moves (`READ_BYTES_SQL`), in one round trip.
- */
-export async function cursorIndexesAndSize(
-  db: Queryable,
-  oid: number,
-  column: string,
-): Promise<{ readonly indexes: LeadingIndex[]; readonly bytes: number | undefined }> {
-  const result = await db.query<{ bytes: string | null; name: string | null; collation: string | null; method: string | null }>(
-    `SELECT size.bytes, ix.name, ix.collation, ix.method
-     FROM (${READ_BYTES_SQL}) size
-     LEFT JOIN LATERAL (
-       SELECT ic.relname AS name, co.collname AS collation, am.amname AS method
-       FROM pg_index i
-       JOIN pg_class ic ON ic.oid = i.indexrelid
-       JOIN pg_am am ON am.oid = ic.relam
-       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-       LEFT JOIN pg_collation co ON co.oid = i.indcollation[0]
-       WHERE i.indrelid = $1 AND a.attname = $2 AND i.indisvalid AND i.indpred IS NULL
-     ) ix ON true
-     ORDER BY ix.name`,
+/** Valid, non-partial indexes whose first key is the column, with that key's collation. */
+export async function indexesLeadingWith(db: Queryable, oid: number, column: string): Promise<LeadingIndex[]> {
+  const result = await db.query<LeadingIndex>(
+    `SELECT ic.relname AS name, co.collname AS collation, am.amname AS method
+     FROM pg_index i
+     JOIN pg_class ic ON ic.oid = i.indexrelid
+     JOIN pg_am am ON am.oid = ic.relam
+     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+     LEFT JOIN pg_collation co ON co.oid = i.indcollation[0]
+     WHERE i.indrelid = $1 AND a.attname = $2 AND i.indisvalid AND i.indpred IS NULL
+     ORDER BY ic.relname`,
     [oid, column],
   );
-  const bytes = result.rows[0]?.bytes;
-  const indexes = result.rows.flatMap((r) =>
-    r.name === null ? [] : [{ name: r.name, collation: r.collation, method: r.method as string }],
-  );
-  return { indexes, bytes: bytes === null || bytes === undefined ? undefined : Number(bytes) };
+  return result.rows;
 }

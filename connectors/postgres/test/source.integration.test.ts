@@ -299,45 +299,6 @@ describe("ordered reads", () => {
   });
 });
 
-describe("what a full read moves", () => {
-  it("counts the table's files, its partitions' and children's, and TOAST four times; nothing for a foreign part", async () => {
-    await sql.query(`
-      CREATE TABLE sized (id int8, at timestamptz, doc text); CREATE INDEX ON sized (at);
-      INSERT INTO sized SELECT g, now(), repeat('x', 40) FROM generate_series(1, 20000) g;
-      INSERT INTO sized SELECT g, now(), string_agg(md5((g * 1000 + k)::text), '') FROM generate_series(1, 20) g,
-        generate_series(1, 400) k GROUP BY g;
-      CREATE TABLE sized_child (extra int) INHERITS (sized);
-      INSERT INTO sized_child SELECT g, now(), 'c', 1 FROM generate_series(1, 5000) g;
-      CREATE TABLE parted (id int8, at timestamptz) PARTITION BY RANGE (id); CREATE INDEX ON parted (at);
-      CREATE TABLE parted_a PARTITION OF parted FOR VALUES FROM (0) TO (1000);
-      CREATE TABLE parted_b PARTITION OF parted FOR VALUES FROM (1000) TO (MAXVALUE);
-      INSERT INTO parted SELECT g, now() FROM generate_series(1, 30000) g;`);
-    const size = async (sqlText: string) => Number((await sql.query(`SELECT (${sqlText})::int8 AS n`)).rows[0].n);
-    const info = await source.describeTable(tableRequest("public.sized", "at"));
-    const toast = await size("SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'sized'::regclass");
-    expect(toast).toBeGreaterThan(0);
-    expect(info.fullReadBytes).toBe(
-      (await size("pg_relation_size('sized') + pg_relation_size('sized_child')")) +
-        4 * toast +
-        4 * (await size("SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'sized_child'::regclass")),
-    );
-    const parted = await source.describeTable(tableRequest("public.parted", "at"));
-    expect(parted.cursorIndexed).toBe(true);
-    expect(parted.fullReadBytes).toBe(await size("pg_relation_size('parted_a') + pg_relation_size('parted_b')"));
-    expect(parted.fullReadBytes).toBeGreaterThan(0);
-    // A part kept elsewhere (a foreign table) has no files here: the whole is not said to be small.
-    await sql.query(`
-      CREATE FOREIGN DATA WRAPPER sized_nowhere; CREATE SERVER sized_far FOREIGN DATA WRAPPER sized_nowhere;
-      CREATE FOREIGN TABLE parted_far (id int8, at timestamptz) SERVER sized_far;
-      ALTER TABLE parted DETACH PARTITION parted_b;
-      ALTER TABLE parted ATTACH PARTITION parted_far FOR VALUES FROM (1000) TO (MAXVALUE);`);
-    expect((await source.describeTable(tableRequest("public.parted", "at"))).fullReadBytes).toBeUndefined();
-    // A view keeps no rows of its own: it is never said to be small.
-    await sql.query("CREATE VIEW sized_view AS SELECT * FROM sized");
-    expect((await source.describeTable(tableRequest("public.sized_view", "at"))).fullReadBytes).toBeUndefined();
-  });
-});
-
 describe("ordered reads use the cursor's index", () => {
   it("reads NULLs with a statement of their own, so the values come from the index without a sort", async () => {
     await sql.query(`CREATE TABLE indexed (id serial, at timestamptz, code text)`);

@@ -45,12 +45,6 @@ export interface SourceTableInfo {
   readonly loggedState?: boolean | undefined;
   /** Whether the cursor column leads an index, so reading in cursor order is cheap. */
   readonly cursorIndexed?: boolean | undefined;
-  /**
-   * Roughly how many bytes a read of the whole table moves, erring high (a Postgres source counts
-   * its files). Core reads a table this says cannot reach a commit's bytes without asking for
-   * cursor order, which it would only pay for (SPEC §6); absent, it never assumes so.
-   */
-  readonly fullReadBytes?: number | undefined;
   /** The table's reads can be handed over as files (`SourceTableReader.fileScans`); core decides whether they are. */
   readonly fileScan?: FileScanOffer | undefined;
 }

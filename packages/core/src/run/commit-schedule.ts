@@ -32,10 +32,7 @@ export interface CommitSchedule {
   readonly unitStrategy: WriteStrategy;
   /** A unit opened for a pass first deletes the range the pass reads (`delete_insert`). */
   readonly deletesRange: boolean;
-  /**
-   * The table commits at the source's commit points, about every `CHUNK_BYTES`, which an ordered
-   * read yields; `readsInCursorOrder` says whether the table can be big enough to need them.
-   */
+  /** The read is in cursor order and commits at the source's commit points, about every `CHUNK_BYTES`. */
   readonly commitsAtCommitPoints: boolean;
   /** A checkpoint commits the rows before it; a rebuild keeps them for its one commit. */
   readonly commitsAtCheckpoints: boolean;

@@ -73,22 +73,6 @@ describe("runTable: chunked commits of an ordered read", () => {
     expect(commits.map((c) => c.position && cursorToString(c.position))).toEqual(["2", "4"]);
     expect(landed(target)).toEqual([1, 2, 2, 2, 3, 4]);
   });
-
-  it("reads a table the source reckons at half a commit or less unordered, committing it once", async () => {
-    const options = { capabilities: { orderedReads: true, exactRange: true }, batchRows: 2 };
-    const small = source(rowsAt(3, 1, 2, 2, 2, 4), { ...options, fullReadBytes: 50 });
-    const target = new MemoryTarget();
-    const run = await runMemoryTable(small, target, {}, { chunkBytes: 100 });
-    expect(small.reads[0]?.ordered).toBe(false);
-    expect(run.of("window_committed").map((c) => c.rows)).toEqual([6]);
-    expect(landed(target)).toEqual([1, 2, 2, 2, 3, 4]);
-    // Past half a commit, or with no estimate, the read comes in cursor order, to commit along the way.
-    for (const fullReadBytes of [51, undefined, Number.NaN, -1]) {
-      const big = source(rowsAt(3, 1, 2, 2, 2, 4), { ...options, fullReadBytes });
-      await runMemoryTable(big, new MemoryTarget(), {}, { chunkBytes: 100 });
-      expect(big.reads[0]?.ordered, String(fullReadBytes)).toBe(true);
-    }
-  });
 });
 
 describe("runTable: windows", () => {

@@ -21,7 +21,6 @@ import { crashPoint } from "./crash-points.js";
 import { type ReadPath, readPath } from "./file-scan-path.js";
 import type { LoggedStart, PreparedTable } from "./prepare-table.js";
 import { BatchFilter, interruptedError, ReadPosition, readItems } from "./read-items.js";
-import { readsInCursorOrder } from "./read-order.js";
 import { type RecordBuilder, startReloadBuild, swapInReloadBuild } from "./reload-build.js";
 import { scanPass } from "./scan-pass.js";
 import { classifyFailure, tableResult } from "./table-outcome.js";
@@ -198,19 +197,19 @@ async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPa
   const { args, schedule, committer, filter, table } = load;
   if (load.path.kind === "files")
     return scanPass({ reader, pass, schedule, committer, signal: args.signal, table, chunkBytes: args.chunkBytes });
-  const chunkBytes = args.chunkBytes ?? CHUNK_BYTES;
   const items = readItems(
     reader,
     {
       range: pass.range,
       includeNulls: pass.includeNulls,
-      ordered: readsInCursorOrder(schedule, args.info, chunkBytes),
+      ordered: schedule.commitsAtCommitPoints,
       window: pass.window,
       state: committer.state,
       signal: args.signal,
     },
     { table, source: `${args.plan.source}.${args.plan.key}` },
   );
+  const chunkBytes = args.chunkBytes ?? CHUNK_BYTES;
   let bytes = 0;
   let next = await items.next();
   if (!committer.open) {

@@ -25,8 +25,6 @@ export interface MemorySourceOptions {
   /** Ignore the requested range and yield every row (as a careless table function would). */
   readonly ignoreRange?: boolean;
   readonly loggedState?: boolean;
-  /** What `describeTable` says a full read weighs (`SourceTableInfo.fullReadBytes`). */
-  readonly fullReadBytes?: number;
   /** Yields these items instead of the rows (checkpoints, failures, slow reads). */
   readonly script?: (request: ReadRequest) => AsyncIterable<SourceItem>;
 }
@@ -57,7 +55,6 @@ export class MemorySource implements SourceConnection {
       cursorNullable: true,
       cursorIndexed: this.capabilities.orderedReads,
       loggedState: this.options.loggedState,
-      fullReadBytes: this.options.fullReadBytes,
     };
   }
 
