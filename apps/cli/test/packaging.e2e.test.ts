@@ -61,6 +61,34 @@ describe("published packages", () => {
   );
 });
 
+/**
+ * Overrides that hold the packed install's third-party packages to the versions the workspace
+ * lockfile locked, one per major (minor below 1.0), so it resolves to what the store holds: offline,
+ * pnpm resolves from its cached metadata, which a fresh `pnpm install` brings up to the registry's
+ * latest, and a release newer than the lockfile is in the metadata but not in the store.
+ */
+function lockedVersions(): string[] {
+  const newest = new Map<string, { selector: string; version: string }>();
+  let inPackages = false;
+  for (const line of readFileSync(join(root, "pnpm-lock.yaml"), "utf8").split("\n")) {
+    if (/^\S/.test(line)) inPackages = line === "packages:";
+    const match = inPackages ? /^ {2}'?((?:@[^/@]+\/)?[^@'\s]+)@(\d+)\.(\d+)\.(\d+)'?:$/.exec(line) : null;
+    if (!match) continue;
+    const [, name, major, minor, patch] = match as unknown as [string, string, string, string, string];
+    const selector = major === "0" ? `${name}@0.${minor}` : `${name}@${major}`;
+    const version = `${major}.${minor}.${patch}`;
+    const seen = newest.get(selector);
+    if (!seen || compareVersions(version, seen.version) > 0) newest.set(selector, { selector, version });
+  }
+  return [...newest.values()].map(({ selector, version }) => `  "${selector}": "${version}"`);
+}
+
+function compareVersions(a: string, b: string): number {
+  const [x, y] = [a.split(".").map(Number), b.split(".").map(Number)];
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+  return 0;
+}
+
 describe("packed install, offline", () => {
   it("installs sqlload and its connectors from tarballs with no registry, then runs --help, connectors and a quickstart load", () => {
     const packs = tempDir("sqlload-packs-");
@@ -83,7 +111,7 @@ describe("packed install, offline", () => {
     const overrides = [...tarballs].filter(([name]) => name !== "sqlload").map(([name, file]) => `  "${name}": "file:${file}"`);
     writeFileSync(
       join(app, "pnpm-workspace.yaml"),
-      `overrides:\n${overrides.join("\n")}\nallowBuilds:\n  yarn: false\n  msgpackr-extract: false\n`,
+      `overrides:\n${[...overrides, ...lockedVersions()].join("\n")}\nallowBuilds:\n  yarn: false\n  msgpackr-extract: false\n`,
     );
     const env = { ...process.env, NODE_PATH: "", npm_config_offline: "true", npm_config_registry: "http://127.0.0.1:9/" };
     execFileSync("pnpm", ["install", "--offline"], { cwd: app, env, stdio: "pipe" });
