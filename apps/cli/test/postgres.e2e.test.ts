@@ -152,6 +152,24 @@ describe("every common type round-trips", () => {
   });
 });
 
+/**
+ * Loads `raw.app__orders` anew, killed right after its second commit, then again to the end: the first
+ * run kept some rows, and the second leaves `rows` of them, each once.
+ */
+async function killAfterSecondCommitAndResume(dir: string, env: Record<string, string>, dst: string, rows: number) {
+  await sql(dst, "drop table raw.app__orders");
+  const killed = await sqlload(["load"], { cwd: dir, env: { ...env, SQLLOAD_TEST_CRASH: "commit:2" } });
+  expect(killed.code).not.toBe(0);
+  const partial = (await sql(dst, "select count(*)::int as n from raw.app__orders")).rows[0].n as number;
+  expect(partial).toBeGreaterThan(0);
+  expect(partial).toBeLessThan(rows);
+  expect((await sqlload(["load"], { cwd: dir, env })).code).toBe(0);
+  expect((await sql(dst, "select count(*)::int as n, count(distinct id)::int as d from raw.app__orders")).rows[0]).toEqual({
+    n: rows,
+    d: rows,
+  });
+}
+
 describe("cursors", () => {
   it("a text cursor with a linguistic collation, read twice under append, duplicates nothing; plan names the index to create", async () => {
     const src = await database();
@@ -249,17 +267,71 @@ describe("cursors", () => {
     const commits = load.stdout.split("\n").filter((l) => l.startsWith("committed raw.app__orders")).length;
     expect(commits).toBeGreaterThan(2);
     // Killed right after its second commit, the next run carries on from the data's maximum with nothing doubled.
-    await sql(dst, "drop table raw.app__orders");
-    const killed = await sqlload(["load"], { cwd: p.dir, env: { ...env, SQLLOAD_TEST_CRASH: "commit:2" } });
-    expect(killed.code).not.toBe(0);
-    const partial = (await sql(dst, "select count(*)::int as n from raw.app__orders")).rows[0].n as number;
-    expect(partial).toBeGreaterThan(0);
-    expect(partial).toBeLessThan(30000);
-    expect((await sqlload(["load"], { cwd: p.dir, env })).code).toBe(0);
-    expect((await sql(dst, "select count(*)::int as n, count(distinct id)::int as d from raw.app__orders")).rows[0]).toEqual({
-      n: 30000,
-      d: 30000,
-    });
+    await killAfterSecondCommitAndResume(p.dir, env, dst, 30000);
+  });
+
+  it("reads a table its statistics reckon under half a commit by a scan, once; a bigger one through the index", async () => {
+    const src = await database();
+    const dst = await database();
+    await sql(
+      src,
+      `create table public.orders (id int, updated_at timestamptz); create index on public.orders (updated_at);
+       insert into public.orders select g, '2026-10-01'::timestamptz + (g / 3) * interval '1 second' from generate_series(1, 30000) g;
+       insert into public.orders values (0, null);`,
+    );
+    await sql(src, "vacuum analyze public.orders");
+    const p = project(src, `[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\n`, dst);
+    const scans = async () => {
+      await sql(src, "select pg_stat_force_next_flush()");
+      const { rows } = await sql(
+        src,
+        "select coalesce(seq_scan, 0)::int as seq, coalesce(idx_scan, 0)::int as idx from pg_stat_user_tables where relname = 'orders'",
+      );
+      return rows[0] as { seq: number; idx: number };
+    };
+    /** Loads into an empty target; what the source's statistics counted of each kind of scan, and the run's output. */
+    const loadCounting = async (env: Record<string, string>) => {
+      await sql(dst, "drop table if exists raw.app__orders");
+      const before = await scans();
+      const load = await sqlload(["load"], { cwd: p.dir, env: { SOURCE_URL: src, ...env } });
+      expect(load.code, load.stderr).toBe(0);
+      expect((await sql(dst, "select count(*)::int as n, count(distinct id)::int as d from raw.app__orders")).rows[0]).toEqual({
+        n: 30001,
+        d: 30001,
+      });
+      for (let wait = 0; wait < 50; wait++) {
+        const after = await scans();
+        if (after.seq + after.idx > before.seq + before.idx) {
+          const commits = load.stdout.split("\n").filter((l) => l.startsWith("committed raw.app__orders")).length;
+          return { seq: after.seq - before.seq, idx: after.idx - before.idx, commits, output: `${load.stdout}${load.stderr}` };
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error("the source's statistics never counted the load's read");
+    };
+    // About 1.3 MB against about 1 GB a commit: one scan, one commit.
+    expect(await loadCounting({})).toMatchObject({ seq: 1, idx: 0, commits: 1 });
+    // Against commits of 100 kB, the read is in cursor order from the start: the NULLs, then the index.
+    const chunked = await loadCounting({ SQLLOAD_CHUNK_BYTES: "100000" });
+    expect(chunked).toMatchObject({ seq: 0 });
+    expect(chunked.idx).toBeGreaterThanOrEqual(2);
+    expect(chunked.commits).toBeGreaterThan(2);
+    // Statistics from when the table was small: the scan passes a commit's bytes, is rolled back, and
+    // the table is read again in cursor order, committing along the way.
+    await sql(src, "truncate public.orders; insert into public.orders values (0, null)");
+    await sql(src, "vacuum analyze public.orders");
+    await sql(
+      src,
+      `insert into public.orders select g, '2026-10-01'::timestamptz + (g / 3) * interval '1 second' from generate_series(1, 30000) g`,
+    );
+    const stale = await loadCounting({ SQLLOAD_CHUNK_BYTES: "100000" });
+    // (The planner, told of one row, may scan for the NULLs too.)
+    expect(stale.seq).toBeGreaterThanOrEqual(1);
+    expect(stale.idx).toBeGreaterThanOrEqual(1);
+    expect(stale.commits).toBeGreaterThan(2);
+    expect(stale.output).toMatch(/rolled back and read again in cursor order/);
+    // Killed after its second commit in order, the next run carries on with nothing lost or doubled.
+    await killAfterSecondCommitAndResume(p.dir, { SOURCE_URL: src, SQLLOAD_CHUNK_BYTES: "100000" }, dst, 30001);
   });
 
   it("redacts the password of a connection URL everywhere it would print", async () => {

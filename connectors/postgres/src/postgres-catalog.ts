@@ -101,18 +101,54 @@ export interface LeadingIndex {
   readonly method: string;
 }
 
-/** Valid, non-partial indexes whose first key is the column, with that key's collation. */
-export async function indexesLeadingWith(db: Queryable, oid: number, column: string): Promise<LeadingIndex[]> {
-  const result = await db.query<LeadingIndex>(
-    `SELECT ic.relname AS name, co.collname AS collation, am.amname AS method
-     FROM pg_index i
-     JOIN pg_class ic ON ic.oid = i.indexrelid
-     JOIN pg_am am ON am.oid = ic.relam
-     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-     LEFT JOIN pg_collation co ON co.oid = i.indcollation[0]
-     WHERE i.indrelid = $1 AND a.attname = $2 AND i.indisvalid AND i.indpred IS NULL
-     ORDER BY ic.relname`,
+/**
+ * Roughly what `SELECT … FROM` the relation moves, in bytes, from the page counts the planner's
+ * statistics keep (`pg_class.relpages`): the relation and every table that inherits from it or is
+ * one of its partitions, out-of-line TOAST four times (stored compressed, sent whole). Reading the
+ * catalog takes no lock on the tables, so it never waits behind an `ALTER TABLE`. NULL when a part
+ * has no statistics yet (`reltuples` -1: never vacuumed or analyzed) or keeps no rows in files of
+ * its own (a foreign table). It is an estimate only; core counts what a read really moves.
+ */
+const ESTIMATE_SQL = `
+WITH RECURSIVE tree(oid) AS (
+  SELECT $1::oid
+  UNION ALL SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid
+)
+SELECT CASE WHEN bool_and(c.relkind = 'p' OR (c.relkind IN ('r', 'm') AND c.reltuples >= 0))
+            THEN sum(CASE WHEN c.relkind = 'p' THEN 0 ELSE c.relpages::int8 + 4 * COALESCE(t.relpages, 0) END)
+                 * current_setting('block_size')::int8
+       END AS bytes
+FROM tree
+JOIN pg_class c ON c.oid = tree.oid
+LEFT JOIN pg_class t ON t.oid = NULLIF(c.reltoastrelid, 0)`;
+
+/**
+ * The valid, non-partial indexes whose first key is the column, with that key's collation, and
+ * roughly what a read of the whole relation moves (`ESTIMATE_SQL`), in one round trip.
+ */
+export async function cursorIndexesAndEstimate(
+  db: Queryable,
+  oid: number,
+  column: string,
+): Promise<{ readonly indexes: LeadingIndex[]; readonly bytes: number | undefined }> {
+  const result = await db.query<{ bytes: string | null; name: string | null; collation: string | null; method: string | null }>(
+    `SELECT estimate.bytes, ix.name, ix.collation, ix.method
+     FROM (${ESTIMATE_SQL}) estimate
+     LEFT JOIN LATERAL (
+       SELECT ic.relname AS name, co.collname AS collation, am.amname AS method
+       FROM pg_index i
+       JOIN pg_class ic ON ic.oid = i.indexrelid
+       JOIN pg_am am ON am.oid = ic.relam
+       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+       LEFT JOIN pg_collation co ON co.oid = i.indcollation[0]
+       WHERE i.indrelid = $1 AND a.attname = $2 AND i.indisvalid AND i.indpred IS NULL
+     ) ix ON true
+     ORDER BY ix.name`,
     [oid, column],
   );
-  return result.rows;
+  const bytes = result.rows[0]?.bytes;
+  const indexes = result.rows.flatMap((r) =>
+    r.name === null ? [] : [{ name: r.name, collation: r.collation, method: r.method as string }],
+  );
+  return { indexes, bytes: bytes === null || bytes === undefined ? undefined : Number(bytes) };
 }

@@ -114,7 +114,7 @@ export class PostgresTableReader implements SourceTableReader {
     const points = request.ordered && cursor ? new CommitPoints(cursor.index) : undefined;
     let completed = false;
     const emit = (batch: RecordBatch, bytes: number): Iterable<SourceItem> =>
-      points ? points.batch(batch, bytes) : [{ kind: "batch", batch }];
+      points ? points.batch(batch, bytes) : [{ kind: "batch", batch, bytes }];
     try {
       for (const sql of this.copyStatements(request)) {
         const decoder = new CopyBinaryDecoder(schema, wires, { framed: true, eager: cursor?.index });

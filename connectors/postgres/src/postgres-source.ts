@@ -12,7 +12,7 @@ import {
   SqlloadError,
 } from "@sqlload/core";
 import { toSqlloadError } from "./errors.js";
-import { defaultCollationIsCodePoint, describeRelation, indexesLeadingWith, type Queryable } from "./postgres-catalog.js";
+import { cursorIndexesAndEstimate, defaultCollationIsCodePoint, describeRelation, type Queryable } from "./postgres-catalog.js";
 import { PostgresConnection, type PostgresOptions } from "./postgres-connection.js";
 import {
   cursorExpression,
@@ -33,6 +33,8 @@ export interface ResolvedTable {
   readonly columns: readonly PgColumn[];
   readonly cursor?: ResolvedCursor | undefined;
   readonly notes: readonly string[];
+  /** Roughly what reading the whole table moves, from the catalog's statistics; looked up with the cursor's indexes. */
+  readonly fullReadBytes?: number | undefined;
 }
 
 export interface ResolvedCursor {
@@ -101,7 +103,8 @@ export async function resolveTable(
   const native = kind === "text" && sortsByCodePoint(column, await defaultCollationIsCodePoint(db));
   const expression = cursorExpression(column, kind, native);
   if (!indexes) return { sql: qualifiedName(ref), display, columns, cursor: { column, kind, expression, native, index }, notes };
-  const btrees = (await indexesLeadingWith(db, oid, column.name)).filter((i) => i.method === "btree");
+  const found = await cursorIndexesAndEstimate(db, oid, column.name);
+  const btrees = found.indexes.filter((i) => i.method === "btree");
   const usable = btrees.filter((i) => kind !== "text" || (native ? i.collation === column.collation : i.collation === "C"));
   const indexed = usable.length > 0;
   if (!indexed)
@@ -113,7 +116,14 @@ export async function resolveTable(
         btrees.map((i) => i.name),
       ),
     );
-  return { sql: qualifiedName(ref), display, columns, cursor: { column, kind, expression, native, indexed, index }, notes };
+  return {
+    sql: qualifiedName(ref),
+    display,
+    columns,
+    cursor: { column, kind, expression, native, indexed, index },
+    notes,
+    fullReadBytes: found.bytes,
+  };
 }
 
 function indexNote(ref: SourceTableRequest["table"], column: PgColumn, kind: CursorKind, unusable: readonly string[]): string {
@@ -178,6 +188,7 @@ export class PostgresSource implements SourceConnection {
         cursorKind: resolved.cursor?.kind,
         cursorNullable: resolved.cursor?.column.nullable,
         cursorIndexed: resolved.cursor?.indexed,
+        fullReadBytes: resolved.fullReadBytes,
         notes: keyOrder ? [...resolved.notes, keyOrder] : resolved.notes,
         windowNotes: [SNAPSHOT_NOTE],
       };

@@ -42,7 +42,7 @@ export function postgresSourceHarness(): SourceHarness & { close(): Promise<void
   return {
     skips: { "type.nestedList": "Postgres arrays are rectangular: a list of lists of different lengths has no type" },
     async connect() {
-      const { url } = await shared.get();
+      const { url, sql } = await shared.get();
       const writer = await openTarget(url);
       const schema = `src_${++n}`;
       const write = async (name: string, columns: readonly Column[], rows: readonly Readonly<Record<string, unknown>>[]) => {
@@ -55,6 +55,8 @@ export function postgresSourceHarness(): SourceHarness & { close(): Promise<void
       return {
         async createTable(name, columns, rows) {
           await write(name, columns, rows);
+          // Statistics, as autovacuum keeps them: the source then reckons the table's size (fullReadBytes).
+          await sql.query(`ANALYZE ${quoteIdent(schema)}.${quoteIdent(name)}`);
           return { schema, name, key: `${schema}.${quoteIdent(name)}` };
         },
         openSource: () => openSource(url),

@@ -299,6 +299,72 @@ describe("ordered reads", () => {
   });
 });
 
+describe("what a full read moves, as the catalog's statistics reckon it", () => {
+  it("counts the pages of the table, its children and partitions, TOAST four times; nothing without statistics", async () => {
+    await sql.query(`
+      CREATE TABLE sized (id int8, at timestamptz, doc text);
+      INSERT INTO sized SELECT g, now(), repeat('x', 40) FROM generate_series(1, 20000) g;
+      INSERT INTO sized SELECT g, now(), string_agg(md5((g * 1000 + k)::text), '') FROM generate_series(1, 20) g,
+        generate_series(1, 400) k GROUP BY g;
+      CREATE TABLE sized_child (extra int) INHERITS (sized);
+      INSERT INTO sized_child SELECT g, now(), 'c', 1 FROM generate_series(1, 5000) g;
+      CREATE TABLE parted (id int8, at timestamptz) PARTITION BY RANGE (id);
+      CREATE TABLE parted_a PARTITION OF parted FOR VALUES FROM (0) TO (1000);
+      CREATE TABLE parted_b PARTITION OF parted FOR VALUES FROM (1000) TO (MAXVALUE);
+      INSERT INTO parted SELECT g, now() FROM generate_series(1, 30000) g;`);
+    const describe = async (key: string) => source.describeTable(tableRequest(key, "at"));
+    // Never vacuumed or analyzed, a table has no page count yet: not said to be small.
+    expect((await describe("public.sized")).fullReadBytes).toBeUndefined();
+    expect((await describe("public.parted")).fullReadBytes).toBeUndefined();
+    // VACUUM counts the TOAST table's pages too (ANALYZE alone leaves them out, and the read is
+    // counted as it goes anyway).
+    for (const table of ["sized", "sized_child", "parted"]) await sql.query(`VACUUM ANALYZE ${table}`);
+    const n = async (sqlText: string) => Number((await sql.query(`SELECT (${sqlText})::int8 AS n`)).rows[0].n);
+    const toast = (table: string) => `(SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = '${table}'::regclass)`;
+    expect(await n(toast("sized"))).toBeGreaterThan(0);
+    expect((await describe("public.sized")).fullReadBytes).toBe(
+      await n(
+        `pg_relation_size('sized') + pg_relation_size('sized_child') + 4 * ${toast("sized")} + 4 * ${toast("sized_child")}`,
+      ),
+    );
+    const parted = await describe("public.parted");
+    expect(parted.fullReadBytes).toBe(await n("pg_relation_size('parted_a') + pg_relation_size('parted_b')"));
+    expect(parted.fullReadBytes).toBeGreaterThan(0);
+    // The catalog is read without locking the table: an ALTER TABLE in flight does not hold it up.
+    const holder = await sql.connect();
+    try {
+      await holder.query("BEGIN; LOCK TABLE sized IN ACCESS EXCLUSIVE MODE");
+      const info = await Promise.race([
+        describe("public.sized"),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5000)),
+      ]);
+      expect(info?.fullReadBytes).toBeGreaterThan(0);
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+    }
+    // A part kept elsewhere (a foreign table) has no pages here: the whole is not said to be small.
+    await sql.query(`
+      CREATE FOREIGN DATA WRAPPER sized_nowhere; CREATE SERVER sized_far FOREIGN DATA WRAPPER sized_nowhere;
+      CREATE FOREIGN TABLE parted_far (id int8, at timestamptz) SERVER sized_far;
+      ALTER TABLE parted DETACH PARTITION parted_b;
+      ALTER TABLE parted ATTACH PARTITION parted_far FOR VALUES FROM (1000) TO (MAXVALUE);`);
+    expect((await describe("public.parted")).fullReadBytes).toBeUndefined();
+    await sql.query("CREATE VIEW sized_view AS SELECT * FROM sized");
+    expect((await describe("public.sized_view")).fullReadBytes).toBeUndefined();
+  });
+
+  it("gives every batch of an unordered read its bytes on the wire", async () => {
+    const request = tableRequest("public.runs", "k");
+    const reader = await source.openTable(request, await source.describeTable(request));
+    const items: SourceItem[] = await collect(reader.read(readRequest({ ordered: false, includeNulls: true })));
+    await reader.close();
+    const batches = items.filter((i) => i.kind === "batch");
+    expect(batches.length).toBeGreaterThan(1);
+    for (const item of batches) expect(item.bytes).toBeGreaterThan(item.batch.length * 2);
+  });
+});
+
 describe("ordered reads use the cursor's index", () => {
   it("reads NULLs with a statement of their own, so the values come from the index without a sort", async () => {
     await sql.query(`CREATE TABLE indexed (id serial, at timestamptz, code text)`);

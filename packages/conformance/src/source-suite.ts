@@ -208,6 +208,24 @@ export function describeSourceConformance(name: string, harness: SourceHarness):
         });
       }
 
+      test(
+        "a source that reckons a table's size gives every batch of an unordered read its bytes",
+        [],
+        async (s, notApplicable) => {
+          const table = await s.openDataset(cursorDatasets.integer);
+          const reckoned = table.info.fullReadBytes;
+          if (reckoned === undefined) return notApplicable("describeTable gives no fullReadBytes");
+          expect(Number.isFinite(reckoned) && reckoned >= 0).toBe(true);
+          const { items } = await s.read(table, { ordered: false, includeNulls: true }, "c");
+          const batches = items.filter((i) => i.kind === "batch");
+          expect(batches.length).toBeGreaterThan(0);
+          for (const item of batches) {
+            expect(typeof item.bytes).toBe("number");
+            expect(Number.isFinite(item.bytes) && (item.bytes as number) >= 0).toBe(true);
+          }
+        },
+      );
+
       // Not through `test`: a tiny table first tells whether the source reads in order at all, so a
       // source that does not never builds the large one.
       defineCase(

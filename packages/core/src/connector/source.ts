@@ -45,6 +45,15 @@ export interface SourceTableInfo {
   readonly loggedState?: boolean | undefined;
   /** Whether the cursor column leads an index, so reading in cursor order is cheap. */
   readonly cursorIndexed?: boolean | undefined;
+  /**
+   * Roughly how many bytes reading the whole table moves, when the source can tell without
+   * reading it or taking a lock (a Postgres source counts the pages its statistics give). Core
+   * first reads a table that says at most half a commit without cursor order, counting the
+   * `bytes` of every batch, and reads it again in order once they pass a commit's worth
+   * (SPEC §6), so an estimate that is low costs time, never a commit. A source that gives it
+   * gives `bytes` on every batch.
+   */
+  readonly fullReadBytes?: number | undefined;
   /** The table's reads can be handed over as files (`SourceTableReader.fileScans`); core decides whether they are. */
   readonly fileScan?: FileScanOffer | undefined;
 }
@@ -73,7 +82,12 @@ export interface ReadRequest {
  * `checkpoint` is a logged table's position after the rows before it.
  */
 export type SourceItem =
-  | { readonly kind: "batch"; readonly batch: RecordBatch }
+  | {
+      readonly kind: "batch";
+      readonly batch: RecordBatch;
+      /** What the batch weighed on the wire, when the source knows: required of one that gives `fullReadBytes`. */
+      readonly bytes?: number;
+    }
   | {
       readonly kind: "commit-point";
       /** Bytes read since the previous commit point: the engine commits once about `CHUNK_BYTES` have passed. */

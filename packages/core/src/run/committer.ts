@@ -256,6 +256,20 @@ export class Committer {
     );
   }
 
+  /**
+   * Rolls back the unit in flight and forgets what it wrote and where it moved the position, so
+   * the pass it began can be read again from the start (an unordered read that outgrew a commit).
+   */
+  async abandonUnit(): Promise<void> {
+    const unit = this.unit;
+    this.unit = undefined;
+    if (unit) await this.onTarget("rolling back", () => unit.abort());
+    this.written -= this.unitRows;
+    this.unitRows = 0;
+    this.args.position.reset(this.committedPosition);
+    this.keyCheck?.reset();
+  }
+
   /** After the last commit: a staged target publishing at the end of the run makes everything visible now. */
   async finish(): Promise<void> {
     if (this.args.schedule.publish === "end-of-run" && this.unitsCommitted > 0) await this.publish();

@@ -21,27 +21,38 @@ export async function* readItems(
 ): AsyncGenerator<SourceItem, void, undefined> {
   const { signal } = request;
   const iterator = reader.read(request)[Symbol.asyncIterator]();
-  for (;;) {
-    if (signal.aborted) throw interruptedError(names.table);
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(interruptedError(names.table));
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
-    let next: IteratorResult<SourceItem>;
-    try {
-      next = await Promise.race([iterator.next(), aborted]);
-    } catch (error) {
-      if (signal.aborted) {
-        void iterator.return?.().catch(() => {});
-        throw error;
+  // Stopped early by its consumer (an unordered read past a commit's bytes), the source's own read
+  // stops too, and cleans up, before anything else is asked of the reader.
+  let finished = false;
+  try {
+    for (;;) {
+      if (signal.aborted) throw interruptedError(names.table);
+      let onAbort: (() => void) | undefined;
+      const aborted = new Promise<never>((_, reject) => {
+        onAbort = () => reject(interruptedError(names.table));
+        signal.addEventListener("abort", onAbort, { once: true });
+      });
+      let next: IteratorResult<SourceItem>;
+      try {
+        next = await Promise.race([iterator.next(), aborted]);
+      } catch (error) {
+        finished = true;
+        if (signal.aborted) {
+          void iterator.return?.().catch(() => {});
+          throw error;
+        }
+        throw asSqlloadError(error, "SL304", `reading ${names.source} failed`, { table: names.table });
+      } finally {
+        if (onAbort) signal.removeEventListener("abort", onAbort);
       }
-      throw asSqlloadError(error, "SL304", `reading ${names.source} failed`, { table: names.table });
-    } finally {
-      if (onAbort) signal.removeEventListener("abort", onAbort);
+      if (next.done) {
+        finished = true;
+        return;
+      }
+      yield next.value;
     }
-    if (next.done) return;
-    yield next.value;
+  } finally {
+    if (!finished && !signal.aborted) await iterator.return?.().catch(() => {});
   }
 }
 
@@ -115,6 +126,11 @@ export class ReadPosition {
 
   advance(max: CursorValue | null): void {
     this.current = maxCursor(this.current, max);
+  }
+
+  /** Back to where the last commit left it: what a unit rolled back had moved is forgotten. */
+  reset(to: CursorValue | null): void {
+    this.current = to;
   }
 
   forgetIfIn(range: CursorRange): void {

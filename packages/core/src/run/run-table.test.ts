@@ -75,6 +75,68 @@ describe("runTable: chunked commits of an ordered read", () => {
   });
 });
 
+describe("runTable: a table its source reckons small is read unordered first", () => {
+  const ordered = { orderedReads: true, exactRange: true };
+  const strategies = [{ writeStrategy: "append" as const }, { writeStrategy: "delete_insert" as const }];
+
+  it.each(strategies)("commits it once, unordered, when its bytes stay under a commit's ($writeStrategy)", async (settings) => {
+    const target = new MemoryTarget();
+    const small = source(rowsAt(3, 1, 2, 2, 2, 4), { capabilities: ordered, batchRows: 2, fullReadBytes: 3 });
+    const run = await runMemoryTable(small, target, settings, { chunkBytes: 7 });
+    expect(small.reads.map((r) => r.ordered)).toEqual([false]);
+    expect(run.of("window_committed").map((c) => c.rows)).toEqual([6]);
+    expect(run.of("table_warning")).toEqual([]);
+    expect(records(target).map((r) => r.cursor && cursorToString(r.cursor))).toEqual(["4"]);
+    expect(landed(target)).toEqual([1, 2, 2, 2, 3, 4]);
+    expect(small.opened).toBe(1);
+  });
+
+  it.each(strategies)(
+    "rolls back and reads again in cursor order once the bytes reach a commit's, committing at its points ($writeStrategy)",
+    async (settings) => {
+      const target = new MemoryTarget();
+      // Reckoned at 2 (half of 4), it reads 6: its second batch would reach a commit's bytes.
+      const low = source(rowsAt(3, 1, 2, 2, 2, 4), { capabilities: ordered, batchRows: 2, fullReadBytes: 2 });
+      const run = await runMemoryTable(low, target, settings, { chunkBytes: 4 });
+      expect(low.reads.map((r) => r.ordered)).toEqual([false, true]);
+      expect(low.opened).toBe(2);
+      expect(low.closed).toBe(2);
+      // As an ordered read commits: [1,2] [2,2] [3,4], a point only where the next value differs.
+      expect(run.of("window_committed").map((c) => c.rows)).toEqual([4, 2]);
+      expect(run.result).toMatchObject({ status: "loaded", rows: 6, commits: 2 });
+      expect(records(target).map((r) => r.cursor && cursorToString(r.cursor))).toEqual(["2", "4"]);
+      expect(landed(target)).toEqual([1, 2, 2, 2, 3, 4]);
+      const [warning] = run.of("table_warning");
+      expect(warning?.message).toMatch(/read again in cursor order/);
+      // Progress counts what the unit kept, not what was rolled back.
+      expect(run.of("rows_read").at(-1)?.rows).toBe(6);
+    },
+  );
+
+  it("reads in cursor order from the start a table reckoned at more than half a commit, or not reckoned", async () => {
+    for (const fullReadBytes of [4, undefined]) {
+      const target = new MemoryTarget();
+      const big = source(rowsAt(3, 1, 2, 2, 2, 4), { capabilities: ordered, batchRows: 2, fullReadBytes });
+      await runMemoryTable(big, target, {}, { chunkBytes: 7 });
+      expect(big.reads.map((r) => r.ordered)).toEqual([true]);
+    }
+  });
+
+  it("fails with SL406 when a source that reckons its size yields a batch without its bytes", async () => {
+    const target = new MemoryTarget();
+    const careless = scripted(
+      async function* () {
+        yield batch(1, 2);
+      },
+      { capabilities: ordered, cursorColumn: "k", fullReadBytes: 1 },
+    );
+    const run = await runMemoryTable(careless, target, {}, { chunkBytes: 10 });
+    expect(run.result.status).toBe("failed");
+    expect(run.result.error).toMatchObject({ code: "SL406" });
+    expect(landed(target)).toEqual([]);
+  });
+});
+
 describe("runTable: windows", () => {
   it("commits one window at a time, logging each window's end", async () => {
     const target = new MemoryTarget();

@@ -25,6 +25,7 @@ import { type RecordBuilder, startReloadBuild, swapInReloadBuild } from "./reloa
 import { scanPass } from "./scan-pass.js";
 import { classifyFailure, tableResult } from "./table-outcome.js";
 import { checkLoggedTable, checkStrategy } from "./target-support.js";
+import { readsUnorderedFirst, UnorderedBudget } from "./unordered-read.js";
 
 export interface RunTableArgs {
   readonly plan: TablePlan;
@@ -61,6 +62,8 @@ interface TableLoad {
   readonly committer: Committer;
   /** Rows through sqlload, or the source's files read by the target itself. */
   readonly path: ReadPath;
+  /** Closes the table's reader and opens it again: a read stopped early may have cost it its snapshot. */
+  readonly reopen: () => Promise<SourceTableReader>;
 }
 
 /**
@@ -96,7 +99,18 @@ export async function runTable(args: RunTableArgs): Promise<TableResult> {
     target: args.target.capabilities,
     strategy: schedule.unitStrategy,
   });
-  const load: TableLoad = { args, table, schedule, filter, committer, path };
+  let reader: SourceTableReader | undefined;
+  const openReader = async () => {
+    reader = await args.source.openTable(args.request, args.info);
+    checkSourceReader(reader, args.source.capabilities, `the source of ${plan.source}.${plan.key}`);
+    return reader;
+  };
+  const reopen = async () => {
+    await reader?.close().catch(() => {});
+    reader = undefined;
+    return openReader();
+  };
+  const load: TableLoad = { args, table, schedule, filter, committer, path, reopen };
   const result = (status: TableResult["status"], extra: Pick<TableResult, "caughtUp" | "error" | "reload">) =>
     tableResult({
       table,
@@ -113,16 +127,14 @@ export async function runTable(args: RunTableArgs): Promise<TableResult> {
       ...extra,
     });
   emit({ type: "table_started", table, plan });
-  let reader: SourceTableReader | undefined;
   try {
     checkStrategy(args.target.capabilities, schedule.unitStrategy, table);
     if (args.logged) checkLoggedTable(args.target.capabilities, table);
-    reader = await args.source.openTable(args.request, args.info);
-    checkSourceReader(reader, args.source.capabilities, `the source of ${plan.source}.${plan.key}`);
+    const opened = await openReader();
     if (args.logged?.reconcile) await committer.reconcile(args.logged.reconcile);
     const record: RecordBuilder = (phase, body) => committer.reloadRecord(phase, body);
     if (plan.reloadBuild?.fresh) await startReloadBuild(args.target, plan, record);
-    const caughtUp = await loadAll(load, reader);
+    const caughtUp = await loadAll(load, opened);
     await committer.finish();
     if (plan.reloadBuild && caughtUp) {
       await swapInReloadBuild({
@@ -158,7 +170,8 @@ async function loadAll(load: TableLoad, reader: SourceTableReader): Promise<bool
   const { steps } = load.schedule;
   const { committer } = load;
   if (steps.kind === "passes") {
-    for (const pass of steps.passes) await readPass(load, reader, pass);
+    let current = reader;
+    for (const pass of steps.passes) current = await readPass(load, current, pass);
     await committer.commit();
     return true;
   }
@@ -192,17 +205,57 @@ function throwIfAborted(load: TableLoad): void {
   if (load.args.signal.aborted) throw interruptedError(load.table);
 }
 
-/** Reads one pass into the unit in flight (beginning one when needed), committing where the schedule allows. */
-async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPass): Promise<void> {
+/**
+ * Reads one pass into the unit in flight (beginning one when needed), committing where the
+ * schedule allows; returns the reader it ended with. A table that likely commits once is read
+ * unordered first, and again in cursor order if it outgrows a commit (see readsUnorderedFirst).
+ */
+async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPass): Promise<SourceTableReader> {
+  const { args, schedule, committer, table } = load;
+  if (load.path.kind === "files") {
+    await scanPass({ reader, pass, schedule, committer, signal: args.signal, table, chunkBytes: args.chunkBytes });
+    return reader;
+  }
+  const chunkBytes = args.chunkBytes ?? CHUNK_BYTES;
+  const unorderedFirst =
+    !committer.open &&
+    committer.unitsCommitted === 0 &&
+    readsUnorderedFirst(schedule, args.info, chunkBytes, args.logged !== undefined);
+  if (unorderedFirst) {
+    const budget = new UnorderedBudget(chunkBytes, table);
+    if (await readInto(load, reader, pass, { ordered: false, budget })) return reader;
+    await committer.abandonUnit();
+    const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
+    args.emit({
+      type: "table_warning",
+      table,
+      message:
+        `the source reckoned ${table} at ${mb(args.info.fullReadBytes ?? 0)}, but reading it in any order passed ` +
+        `${mb(budget.spent)}: rolled back and read again in cursor order, to commit about every ${mb(chunkBytes)}`,
+    });
+    reader = await load.reopen();
+  }
+  await readInto(load, reader, pass, { ordered: schedule.commitsAtCommitPoints });
+  return reader;
+}
+
+/**
+ * Reads `pass` into the unit in flight. An unordered read with a `budget` stops, and returns false,
+ * before the batch that would reach a commit's bytes; everything else returns true at the end.
+ */
+async function readInto(
+  load: TableLoad,
+  reader: SourceTableReader,
+  pass: ReadPass,
+  how: { readonly ordered: boolean; readonly budget?: UnorderedBudget },
+): Promise<boolean> {
   const { args, schedule, committer, filter, table } = load;
-  if (load.path.kind === "files")
-    return scanPass({ reader, pass, schedule, committer, signal: args.signal, table, chunkBytes: args.chunkBytes });
   const items = readItems(
     reader,
     {
       range: pass.range,
       includeNulls: pass.includeNulls,
-      ordered: schedule.commitsAtCommitPoints,
+      ordered: how.ordered,
       window: pass.window,
       state: committer.state,
       signal: args.signal,
@@ -224,6 +277,10 @@ async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPa
     const item = next.value;
     if (item.kind === "batch") {
       crashPoint("read");
+      if (how.budget && !how.budget.take(item.bytes)) {
+        await items.return(undefined);
+        return false;
+      }
       const kept = filter.keep(item.batch, pass);
       if (kept.batch.length > 0) await committer.write(kept);
       crashPoint("write");
@@ -235,7 +292,7 @@ async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPa
       // being rebuilt commits once, at the swap, with the last checkpoint).
       committer.state = item.state;
       if (schedule.commitsAtCheckpoints) await commitAndContinue(committer);
-    } else if (item.kind === "commit-point" && schedule.commitsAtCommitPoints) {
+    } else if (item.kind === "commit-point" && how.ordered && schedule.commitsAtCommitPoints) {
       bytes += item.bytesSinceLast ?? 0;
       if (bytes >= chunkBytes || item.required) {
         bytes = 0;
@@ -243,6 +300,7 @@ async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPa
       }
     }
   }
+  return true;
 }
 
 /** Commits what the pass read so far and goes on in a new unit that replaces nothing. */

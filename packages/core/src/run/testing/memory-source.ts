@@ -25,6 +25,8 @@ export interface MemorySourceOptions {
   /** Ignore the requested range and yield every row (as a careless table function would). */
   readonly ignoreRange?: boolean;
   readonly loggedState?: boolean;
+  /** Reported as `SourceTableInfo.fullReadBytes` (bytes count as rows here); unordered batches then carry their bytes. */
+  readonly fullReadBytes?: number;
   /** Yields these items instead of the rows (checkpoints, failures, slow reads). */
   readonly script?: (request: ReadRequest) => AsyncIterable<SourceItem>;
 }
@@ -38,6 +40,9 @@ export class MemorySource implements SourceConnection {
   readonly capabilities: SourceCapabilities;
   readonly reads: ReadRequest[] = [];
   readonly lookups: CursorValue[] = [];
+  /** Readers opened, and how many of them were closed. */
+  opened = 0;
+  closed = 0;
 
   constructor(private readonly options: MemorySourceOptions) {
     this.capabilities = { ...defaultSourceCapabilities, ...options.capabilities };
@@ -55,16 +60,20 @@ export class MemorySource implements SourceConnection {
       cursorNullable: true,
       cursorIndexed: this.capabilities.orderedReads,
       loggedState: this.options.loggedState,
+      fullReadBytes: this.options.fullReadBytes,
     };
   }
 
   async openTable(): Promise<SourceTableReader> {
+    this.opened++;
     const reader: SourceTableReader = {
       read: (request) => {
         this.reads.push(request);
         return this.options.script ? this.options.script(request) : this.rowsFor(request);
       },
-      close: async () => {},
+      close: async () => {
+        this.closed++;
+      },
     };
     if (this.capabilities.firstCursorLookup) {
       reader.firstCursorAtOrAfter = async (value) => {
@@ -114,7 +123,8 @@ export class MemorySource implements SourceConnection {
         slice.map((p) => p.row),
       );
       if (points) yield* points.batch(batch, slice.length);
-      else yield { kind: "batch", batch };
+      else
+        yield this.options.fullReadBytes === undefined ? { kind: "batch", batch } : { kind: "batch", batch, bytes: slice.length };
     }
   }
 }
