@@ -332,6 +332,33 @@ describe("cursors", () => {
     expect(stale.output).toMatch(/rolled back and read again in cursor order/);
     // Killed after its second commit in order, the next run carries on with nothing lost or doubled.
     await killAfterSecondCommitAndResume(p.dir, { SOURCE_URL: src, SQLLOAD_CHUNK_BYTES: "100000" }, dst, 30001);
+    // Killed inside the unordered attempt (commits of 600 kB: it writes two batches, then reads the
+    // third), the next run loads every row once.
+    for (const crash of ["write:2", "read:3"]) {
+      await sql(dst, "drop table raw.app__orders");
+      const env = { SOURCE_URL: src, SQLLOAD_CHUNK_BYTES: "600000" };
+      const killed = await sqlload(["load"], { cwd: p.dir, env: { ...env, SQLLOAD_TEST_CRASH: crash } });
+      expect(killed.code, crash).not.toBe(0);
+      expect((await sql(dst, "select count(*)::int as n from raw.app__orders")).rows[0].n, crash).toBe(0);
+      const resumed = await sqlload(["load"], { cwd: p.dir, env });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(`${resumed.stdout}${resumed.stderr}`).toMatch(/rolled back and read again in cursor order/);
+      expect((await sql(dst, "select count(*)::int as n, count(distinct id)::int as d from raw.app__orders")).rows[0]).toEqual({
+        n: 30001,
+        d: 30001,
+      });
+    }
+    // The same into DuckDB, whose unit rolls back an open appender.
+    const intoDuckDB = project(src, `[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\n`);
+    const duck = await sqlload(["load"], { cwd: intoDuckDB.dir, env: { SOURCE_URL: src, SQLLOAD_CHUNK_BYTES: "600000" } });
+    expect(duck.code, duck.stderr).toBe(0);
+    expect(`${duck.stdout}${duck.stderr}`).toMatch(/rolled back and read again in cursor order/);
+    expect(
+      await queryDuckDB(
+        join(intoDuckDB.dir, "w.duckdb"),
+        "select count(*)::int as n, count(distinct id)::int as d from raw.app__orders",
+      ),
+    ).toEqual([{ n: 30001, d: 30001 }]);
   });
 
   it("redacts the password of a connection URL everywhere it would print", async () => {

@@ -105,16 +105,17 @@ export interface LeadingIndex {
  * Roughly what `SELECT … FROM` the relation moves, in bytes, from the page counts the planner's
  * statistics keep (`pg_class.relpages`): the relation and every table that inherits from it or is
  * one of its partitions, out-of-line TOAST four times (stored compressed, sent whole). Reading the
- * catalog takes no lock on the tables, so it never waits behind an `ALTER TABLE`. NULL when a part
- * has no statistics yet (`reltuples` -1: never vacuumed or analyzed) or keeps no rows in files of
- * its own (a foreign table). It is an estimate only; core counts what a read really moves.
+ * catalog takes no lock on the tables, so it never waits behind an `ALTER TABLE`. A part never
+ * vacuumed or analyzed counts its pages as 0 (partitions made ahead of time stay so), which core's
+ * count of what the read really moves corrects; NULL when a part keeps no rows in files of its own
+ * (a foreign table).
  */
 const ESTIMATE_SQL = `
 WITH RECURSIVE tree(oid) AS (
   SELECT $1::oid
   UNION ALL SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid
 )
-SELECT CASE WHEN bool_and(c.relkind = 'p' OR (c.relkind IN ('r', 'm') AND c.reltuples >= 0))
+SELECT CASE WHEN bool_and(c.relkind IN ('r', 'm', 'p'))
             THEN sum(CASE WHEN c.relkind = 'p' THEN 0 ELSE c.relpages::int8 + 4 * COALESCE(t.relpages, 0) END)
                  * current_setting('block_size')::int8
        END AS bytes

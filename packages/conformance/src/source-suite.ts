@@ -219,9 +219,11 @@ export function describeSourceConformance(name: string, harness: SourceHarness):
           const { items } = await s.read(table, { ordered: false, includeNulls: true }, "c");
           const batches = items.filter((i) => i.kind === "batch");
           expect(batches.length).toBeGreaterThan(0);
+          // Core rolls a read back on these counts, so a batch of rows never weighs nothing.
           for (const item of batches) {
             expect(typeof item.bytes).toBe("number");
-            expect(Number.isFinite(item.bytes) && (item.bytes as number) >= 0).toBe(true);
+            expect(Number.isFinite(item.bytes)).toBe(true);
+            if (item.batch.length > 0) expect(item.bytes).toBeGreaterThan(0);
           }
         },
       );

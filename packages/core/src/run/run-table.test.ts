@@ -113,6 +113,75 @@ describe("runTable: a table its source reckons small is read unordered first", (
     },
   );
 
+  it("re-reads over rows already in the target: delete_insert replaces the range exactly once", async () => {
+    const target = new MemoryTarget();
+    await runMemoryTable(source(rowsAt(1, 2, 3)), target, {});
+    const low = source(rowsAt(1, 2, 3, 3, 4, 5, 6, 7), { capabilities: ordered, batchRows: 2, fullReadBytes: 1 });
+    const run = await runMemoryTable(low, target, {}, { chunkBytes: 4 });
+    expect(low.reads.map((r) => r.ordered)).toEqual([false, true]);
+    expect(run.result.status).toBe("loaded");
+    expect(landed(target)).toEqual([1, 2, 3, 3, 4, 5, 6, 7]);
+    // The first run logged 3; this one commits at 5 (four rows) and at the end.
+    expect(records(target).map((r) => r.cursor && cursorToString(r.cursor))).toEqual(["3", "5", "7"]);
+  });
+
+  it("counts a row the range filter dropped once, not again on the re-read", async () => {
+    const target = new MemoryTarget();
+    await runMemoryTable(source(rowsAt(1, 2)), target, {});
+    // Read from 2 on, by a source that ignores ranges: the row at 1 is dropped, by each read.
+    const careless = source(rowsAt(1, 2, 5, 6, 7, 8), {
+      capabilities: { orderedReads: true, exactRange: false },
+      ignoreRange: true,
+      batchRows: 2,
+      fullReadBytes: 1,
+    });
+    const run = await runMemoryTable(careless, target, {}, { chunkBytes: 4 });
+    expect(careless.reads.map((r) => r.ordered)).toEqual([false, true]);
+    expect(run.result).toMatchObject({ status: "loaded", dropped: 1 });
+  });
+
+  it("merge: a key repeated far apart in cursor order is left to the ordered read, which commits between them", async () => {
+    // On disk the two versions of id 1 lie side by side; in cursor order, three rows apart.
+    const rows = [1, 1, 2, 3, 4].map((id, i) => ({ id: BigInt(id), k: BigInt([1, 4, 2, 3, 5][i] as number) }));
+    const settings = { writeStrategy: "merge" as const, primaryKey: ["id"] };
+    const target = new MemoryTarget();
+    const low = source(rows, { capabilities: ordered, batchRows: 1, fullReadBytes: 1 });
+    const run = await runMemoryTable(low, target, settings, { chunkBytes: 3 });
+    expect(low.reads.map((r) => r.ordered)).toEqual([false, true]);
+    expect(run.result.status).toBe("loaded");
+    expect(run.of("table_warning")[0]?.message).toMatch(/share a primary key/);
+    expect(
+      target
+        .rows(TARGET_REF)
+        .map((r) => `${r.id}:${r.k}`)
+        .sort(),
+    ).toEqual(["1:4", "2:2", "3:3", "4:5"]);
+  });
+
+  it("interrupted while the reader is opened again: nothing lands, SL307, every reader closed", async () => {
+    const target = new MemoryTarget();
+    const controller = new AbortController();
+    class AbortOnReopen extends MemorySource {
+      override async openTable() {
+        if (this.opened === 1) controller.abort();
+        return super.openTable();
+      }
+    }
+    const low = new AbortOnReopen({
+      columns,
+      rows: rowsAt(1, 2, 3, 4, 5, 6),
+      cursorColumn: "k",
+      capabilities: ordered,
+      batchRows: 2,
+      fullReadBytes: 1,
+    });
+    const run = await runMemoryTable(low, target, {}, { chunkBytes: 4, signal: controller.signal });
+    expect(run.result).toMatchObject({ status: "failed", error: { code: "SL307" } });
+    expect(target.rows(TARGET_REF)).toEqual([]);
+    expect(target.runLog).toEqual([]);
+    expect(low.closed).toBe(low.opened);
+  });
+
   it("reads in cursor order from the start a table reckoned at more than half a commit, or not reckoned", async () => {
     for (const fullReadBytes of [4, undefined]) {
       const target = new MemoryTarget();

@@ -223,15 +223,20 @@ async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPa
     readsUnorderedFirst(schedule, args.info, chunkBytes, args.logged !== undefined);
   if (unorderedFirst) {
     const budget = new UnorderedBudget(chunkBytes, table);
-    if (await readInto(load, reader, pass, { ordered: false, budget })) return reader;
+    const dropped = load.filter.dropped;
+    const read = await readInto(load, reader, pass, { ordered: false, budget });
+    if (read === "done") return reader;
     await committer.abandonUnit();
+    load.filter.dropped = dropped;
     const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
+    const why =
+      read === "budget"
+        ? `the source reckoned ${table} at ${mb(args.info.fullReadBytes ?? 0)}, but reading it in any order passed ${mb(budget.spent)}`
+        : `rows of ${table} share a primary key, which only commits in cursor order may place apart`;
     args.emit({
       type: "table_warning",
       table,
-      message:
-        `the source reckoned ${table} at ${mb(args.info.fullReadBytes ?? 0)}, but reading it in any order passed ` +
-        `${mb(budget.spent)}: rolled back and read again in cursor order, to commit about every ${mb(chunkBytes)}`,
+      message: `${why}: rolled back and read again in cursor order, to commit about every ${mb(chunkBytes)}`,
     });
     reader = await load.reopen();
   }
@@ -240,15 +245,17 @@ async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPa
 }
 
 /**
- * Reads `pass` into the unit in flight. An unordered read with a `budget` stops, and returns false,
- * before the batch that would reach a commit's bytes; everything else returns true at the end.
+ * Reads `pass` into the unit in flight, to the end (`done`). An unordered read with a `budget`
+ * stops early: before the batch that would reach a commit's bytes (`budget`), or at rows that share
+ * a primary key (`duplicate-key`): an error within one commit, but an ordered read may commit
+ * between them, so only it can tell.
  */
 async function readInto(
   load: TableLoad,
   reader: SourceTableReader,
   pass: ReadPass,
   how: { readonly ordered: boolean; readonly budget?: UnorderedBudget },
-): Promise<boolean> {
+): Promise<"done" | "budget" | "duplicate-key"> {
   const { args, schedule, committer, filter, table } = load;
   const items = readItems(
     reader,
@@ -279,10 +286,16 @@ async function readInto(
       crashPoint("read");
       if (how.budget && !how.budget.take(item.bytes)) {
         await items.return(undefined);
-        return false;
+        return "budget";
       }
       const kept = filter.keep(item.batch, pass);
-      if (kept.batch.length > 0) await committer.write(kept);
+      try {
+        if (kept.batch.length > 0) await committer.write(kept);
+      } catch (error) {
+        if (!how.budget || !(error instanceof SqlloadError) || error.code !== "SL301") throw error;
+        await items.return(undefined);
+        return "duplicate-key";
+      }
       crashPoint("write");
     } else if (item.kind === "checkpoint") {
       if (!args.logged) {
@@ -300,7 +313,7 @@ async function readInto(
       }
     }
   }
-  return true;
+  return "done";
 }
 
 /** Commits what the pass read so far and goes on in a new unit that replaces nothing. */
