@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
 import { COPY_DATA } from "./copy-binary.js";
+import { CopyDataJoiner } from "./copy-data-joiner.js";
 
 /** The part of `pg`'s connection a COPY writer uses (see CopyOutQuery); `sendCopyFail` is in `pg`, not in its types. */
 interface CopyConnection {
@@ -14,7 +15,8 @@ const COPY_DONE = Buffer.from([0x63, 0, 0, 0, 4]); // 'c', length 4
  * `COPY … FROM STDIN` written straight to the connection's socket. `write` takes either bare COPY
  * data, which it frames as one CopyData message per buffer (as pg-copy-streams' `from` does), or
  * buffers that already are whole CopyData messages (rows read from Postgres, see CopyOutQuery),
- * which it sends as they are: the messages a source server sent are valid messages to a target.
+ * whose rows it sends joined into one message per buffer (CopyDataJoiner): the data of the messages
+ * a source server sent is valid data to a target.
  *
  * Unlike a Writable, every call says when it is done, and an error of the server fails the next
  * call: the commit unit awaits each write anyway. At most `bufferBytes` wait in the socket.
@@ -29,6 +31,7 @@ export class CopyInQuery {
   private complete!: () => void;
   private failure: unknown;
   private readonly waiters = new Set<(error: unknown) => void>();
+  private readonly joiner = new CopyDataJoiner();
 
   constructor(
     readonly text: string,
@@ -77,12 +80,15 @@ export class CopyInQuery {
     const socket = (this.connection as CopyConnection).stream;
     for (const buffer of buffers) {
       if (buffer.length === 0) continue;
-      if (!framed) {
-        const header = Buffer.allocUnsafe(5);
-        header[0] = COPY_DATA;
-        header.writeInt32BE(buffer.length + 4, 1);
-        socket.write(header);
+      if (framed) {
+        const { part, sent } = this.joiner.join(buffer);
+        socket.write(part, sent);
+        continue;
       }
+      const header = Buffer.allocUnsafe(5);
+      header[0] = COPY_DATA;
+      header.writeInt32BE(buffer.length + 4, 1);
+      socket.write(header);
       socket.write(buffer);
     }
     if (socket.writableLength >= this.bufferBytes) await this.until(new Promise((resolve) => socket.once("drain", resolve)));

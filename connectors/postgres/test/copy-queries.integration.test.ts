@@ -124,12 +124,12 @@ describe("CopyOutQuery", () => {
 });
 
 describe("CopyInQuery", () => {
-  it("sends CopyData messages as they came and frames bare data, in one COPY", async () => {
+  it("sends the rows of CopyData messages joined, and frames bare data, in one COPY", async () => {
     await withClient(async (client) => {
       const messages = await readAll(
         client.query(new CopyOutQuery("COPY (SELECT id, pad FROM rows WHERE id <= 3000 ORDER BY id) TO STDOUT (FORMAT binary)")),
       );
-      // The first message carries the file header with the first row; send the rest as they are.
+      // The first message carries the file header with the first row; send the rest as messages.
       const first = 1 + messages.readInt32BE(1);
       const firstRow = messages.subarray(5 + HEADER.length, first);
       await client.query("BEGIN");
