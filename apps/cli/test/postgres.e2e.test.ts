@@ -309,7 +309,9 @@ describe("cursors", () => {
       }
       throw new Error("the source's statistics never counted the load's read");
     };
-    // About 1.3 MB against about 1 GB a commit: one scan, one commit.
+    // About 1.3 MB against about 1 GB a commit: one scan, one commit, as `plan` says.
+    const plan = await p.run("plan");
+    expect(plan.stdout).toContain("reckoned at 1 MB, it is read by a scan first and commits once, unless that read passes 1 GB");
     expect(await loadCounting({})).toMatchObject({ seq: 1, idx: 0, commits: 1 });
     // Against commits of 100 kB, the read is in cursor order from the start: the NULLs, then the index.
     const chunked = await loadCounting({ SQLLOAD_CHUNK_BYTES: "100000" });

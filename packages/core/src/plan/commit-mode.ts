@@ -14,6 +14,21 @@ export type CommitMode = "per-window" | "chunked" | "per-read" | "swap";
 /** Roughly how much an ordered read moves between commits. */
 export const CHUNK_BYTES = 1_000_000_000;
 
+/**
+ * Whether a `chunked` table its source reckons at `reckonedBytes` is first read without cursor
+ * order: at most half a commit, it likely commits once however it is read (run/unordered-read.ts
+ * counts what the read really moves, and falls back to cursor order past a commit's bytes).
+ */
+export function readsUnorderedFirst(
+  commit: CommitMode,
+  reckonedBytes: number | undefined,
+  chunkBytes: number,
+  logged: boolean,
+): boolean {
+  if (commit !== "chunked" || logged || typeof reckonedBytes !== "number") return false;
+  return Number.isFinite(reckonedBytes) && reckonedBytes >= 0 && reckonedBytes * 2 <= chunkBytes;
+}
+
 export function commitMode(input: {
   strategy: WriteStrategy;
   reload: boolean;

@@ -266,6 +266,18 @@ describe("plan lines that say what will happen (issue 13 item 7)", () => {
     expect(batchLine(windowed)).toBe("batch 2 windows of 1day, one commit each, and one per checkpoint");
   });
 
+  it("a table committing along the way that its source reckons at most half a commit is read by a scan first", () => {
+    const chunked = "batch commits about every 1 GB, in cursor order, only between distinct cursor values";
+    const reckoned = (fullReadBytes: number | undefined) =>
+      batchLine(plan({}, { extra: { orderedSource: true, fullReadBytes } }));
+    expect(reckoned(353e6)).toBe(
+      `${chunked}; reckoned at 353 MB, it is read by a scan first and commits once, unless that read passes 1 GB`,
+    );
+    expect(reckoned(0)).toContain("reckoned at under 1 MB, it is read by a scan first");
+    expect(reckoned(600e6)).toBe(chunked);
+    expect(reckoned(undefined)).toBe(chunked);
+  });
+
   it("shows a source's window notes only when the table is read in windows", () => {
     const snapshot = "windows are read in one REPEATABLE READ snapshot";
     const extra = { sourceWindowNotes: [snapshot], sourceNotes: ["an index note"] };

@@ -48,6 +48,8 @@ export interface PlanInput {
   readonly sourceCollations?: Readonly<Record<string, string>> | undefined;
   /** The source reads in cursor order cheaply (its cursor leads an index). */
   readonly orderedSource?: boolean | undefined;
+  /** The source's estimate of what a full read moves (`SourceTableInfo.fullReadBytes`). */
+  readonly fullReadBytes?: number | undefined;
   readonly targetMax: CursorValue | null;
   readonly loggedWindow?: { readonly windowEnd: CursorValue; readonly cursor: CursorValue | null } | undefined;
   /** A rollback recorded in the run log that the next run follows (`sqlload rollback`). */
@@ -85,6 +87,8 @@ export interface TablePlan {
   /** The target's maximum of the cursor when planning: where the data's position starts. */
   readonly targetMax: CursorValue | null;
   readonly commit: CommitMode;
+  /** The source's estimate of what a full read moves: a `chunked` table at most half a commit is read by a scan first. */
+  readonly reckonedBytes?: number | undefined;
   /** A logged table commits at each checkpoint too (unless it is rebuilt, which commits once). */
   readonly loggedState?: boolean | undefined;
   /** When commits become visible: at each commit, or (a staged target under `delete_insert`) once at the end of the run. */
@@ -119,6 +123,7 @@ export function planTable(input: PlanInput): TablePlan {
     reload,
     targetMax: input.targetMax,
     loggedState: input.loggedState === true,
+    reckonedBytes: input.fullReadBytes,
     warnings: collationWarnings({
       table: formatTargetTable(input.target),
       collations: input.targetCollations,

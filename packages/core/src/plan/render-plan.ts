@@ -1,5 +1,6 @@
 import { formatTargetTable } from "../connector/table-ref.js";
 import { type CursorValue, cursorToJSON, formatCursor } from "../cursor/cursor-value.js";
+import { CHUNK_BYTES, readsUnorderedFirst } from "./commit-mode.js";
 import type { TablePlan } from "./plan-table.js";
 import { reloadProgressLine } from "./reload-build.js";
 import { windowAt } from "./windows.js";
@@ -44,8 +45,13 @@ function commitText(plan: TablePlan): string {
   switch (plan.commit) {
     case "swap":
       return "batch one commit at the end: a new table is built and swapped in";
-    case "chunked":
-      return "batch commits about every 1 GB, in cursor order, only between distinct cursor values";
+    case "chunked": {
+      const line = "batch commits about every 1 GB, in cursor order, only between distinct cursor values";
+      if (!readsUnorderedFirst(plan.commit, plan.reckonedBytes, CHUNK_BYTES, plan.loggedState === true)) return line;
+      const mb = Math.round((plan.reckonedBytes ?? 0) / 1e6);
+      const size = mb < 1 ? "under 1 MB" : `${mb} MB`;
+      return `${line}; reckoned at ${size}, it is read by a scan first and commits once, unless that read passes 1 GB`;
+    }
     case "per-read":
       return plan.loggedState
         ? "batch one commit per checkpoint, and one for the rows after the last"

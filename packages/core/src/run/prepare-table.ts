@@ -143,6 +143,7 @@ export async function prepareTable(args: {
     targetCollations: targetInfo?.collations,
     sourceCollations: info.collations,
     orderedSource: source.capabilities.orderedReads && info.cursorIndexed === true,
+    fullReadBytes: info.fullReadBytes,
     targetMax,
     loggedWindow,
     rollback,

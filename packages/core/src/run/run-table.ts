@@ -5,7 +5,7 @@ import { formatTargetTable } from "../connector/table-ref.js";
 import type { TargetConnection } from "../connector/target.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
-import { CHUNK_BYTES } from "../plan/commit-mode.js";
+import { CHUNK_BYTES, readsUnorderedFirst } from "../plan/commit-mode.js";
 import type { TablePlan } from "../plan/plan-table.js";
 import {
   type CommitSchedule,
@@ -25,7 +25,7 @@ import { type RecordBuilder, startReloadBuild, swapInReloadBuild } from "./reloa
 import { scanPass } from "./scan-pass.js";
 import { classifyFailure, tableResult } from "./table-outcome.js";
 import { checkLoggedTable, checkStrategy } from "./target-support.js";
-import { readsUnorderedFirst, UnorderedBudget } from "./unordered-read.js";
+import { UnorderedBudget } from "./unordered-read.js";
 
 export interface RunTableArgs {
   readonly plan: TablePlan;
@@ -220,7 +220,7 @@ async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPa
   const unorderedFirst =
     !committer.open &&
     committer.unitsCommitted === 0 &&
-    readsUnorderedFirst(schedule, args.info, chunkBytes, args.logged !== undefined);
+    readsUnorderedFirst(args.plan.commit, args.plan.reckonedBytes, chunkBytes, args.logged !== undefined);
   if (unorderedFirst) {
     const budget = new UnorderedBudget(chunkBytes, table);
     const dropped = load.filter.dropped;
@@ -231,7 +231,7 @@ async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPa
     const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
     const why =
       read === "budget"
-        ? `the source reckoned ${table} at ${mb(args.info.fullReadBytes ?? 0)}, but reading it in any order passed ${mb(budget.spent)}`
+        ? `the source reckoned ${table} at ${mb(args.plan.reckonedBytes ?? 0)}, but reading it in any order passed ${mb(budget.spent)}`
         : `rows of ${table} share a primary key, which only commits in cursor order may place apart`;
     args.emit({
       type: "table_warning",

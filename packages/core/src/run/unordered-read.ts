@@ -1,31 +1,13 @@
-import type { SourceTableInfo } from "../connector/source.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
-import type { CommitSchedule } from "./commit-schedule.js";
 
 /**
- * Whether a pass is first read without cursor order. Cursor order is what lets a table commit
- * along the way (SPEC §6: between distinct cursor values, about every `chunkBytes`), and it costs
- * the source: a Postgres index walk takes its backend about a third more CPU than a scan of the
- * same rows. A table its source reckons at no more than half a commit will likely commit once
- * however it is read, so it is read in any order while the bytes read stay under a commit's
- * (`UnorderedBudget`); past them the unit is rolled back and the pass read again in order. The
- * half leaves room for what an estimate from the source's statistics does not see.
- *
- * Only the first pass of a table with nothing committed yet, and not a logged table (whose
- * checkpoints commit where they fall).
+ * Counts an unordered read's bytes against a commit's worth. Cursor order is what lets a table
+ * commit along the way (SPEC §6: between distinct cursor values, about every `chunkBytes`), and it
+ * costs the source: a Postgres index walk takes its backend about a third more CPU than a scan of
+ * the same rows. So a table that likely commits once (`readsUnorderedFirst`) is read in any order
+ * while its bytes stay under a commit's; past them the unit is rolled back and the pass read again
+ * in order.
  */
-export function readsUnorderedFirst(
-  schedule: Pick<CommitSchedule, "commitsAtCommitPoints">,
-  info: Pick<SourceTableInfo, "fullReadBytes">,
-  chunkBytes: number,
-  logged: boolean,
-): boolean {
-  const bytes = info.fullReadBytes;
-  if (!schedule.commitsAtCommitPoints || logged || typeof bytes !== "number") return false;
-  return Number.isFinite(bytes) && bytes >= 0 && bytes * 2 <= chunkBytes;
-}
-
-/** Counts an unordered read's bytes against a commit's worth. */
 export class UnorderedBudget {
   private bytes = 0;
 
