@@ -228,6 +228,29 @@ export function describeSourceConformance(name: string, harness: SourceHarness):
         },
       );
 
+      test(
+        "a source that reckons a table's size cleans up a read stopped early: the table opens again and reads whole",
+        [],
+        async (s, notApplicable) => {
+          const table = await s.openDataset(cursorDatasets.integer);
+          if (table.info.fullReadBytes === undefined) return notApplicable("describeTable gives no fullReadBytes");
+          // What core does when an unordered read passes a commit's bytes: stop it, close, open again.
+          const signal = new AbortController().signal;
+          const iterator = table.reader.read({ range: {}, includeNulls: true, ordered: false, signal })[Symbol.asyncIterator]();
+          expect((await iterator.next()).done).toBe(false);
+          await iterator.return?.();
+          await table.reader.close();
+          const reader = await table.source.openTable(table.request, table.info);
+          try {
+            const ordered = table.source.capabilities.orderedReads;
+            const { rows } = await s.read({ ...table, reader }, { ordered, includeNulls: true }, "c");
+            expect(rows).toHaveLength(cursorDatasets.integer.values.length);
+          } finally {
+            await reader.close();
+          }
+        },
+      );
+
       // Not through `test`: a tiny table first tells whether the source reads in order at all, so a
       // source that does not never builds the large one.
       defineCase(
