@@ -42,7 +42,7 @@ export class CopyDataJoiner {
     let at = start;
     let count = 0;
     while (at + HEADER_BYTES <= end) {
-      const length = readLength(buffer, at + 1);
+      const length = buffer.readInt32BE(at + 1);
       const next = at + 1 + length;
       if (buffer[at] !== COPY_DATA || length < 4 || next > end) break;
       if (to !== at + HEADER_BYTES) buffer.copyWithin(to, at + HEADER_BYTES, next);
@@ -85,12 +85,3 @@ export class CopyDataJoiner {
 }
 
 function noop(): void {}
-
-function readLength(buffer: Buffer, at: number): number {
-  return (
-    ((buffer[at] as number) << 24) |
-    ((buffer[at + 1] as number) << 16) |
-    ((buffer[at + 2] as number) << 8) |
-    (buffer[at + 3] as number)
-  );
-}
