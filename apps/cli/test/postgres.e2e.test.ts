@@ -152,6 +152,9 @@ describe("every common type round-trips", () => {
   });
 });
 
+/** 30,000 orders, three to each second of `updated_at`: runs of ties an ordered read commits between. */
+const INSERT_ORDERS = `insert into public.orders select g, '2026-10-01'::timestamptz + (g / 3) * interval '1 second' from generate_series(1, 30000) g`;
+
 /**
  * Loads `raw.app__orders` anew, killed right after its second commit, then again to the end: the first
  * run kept some rows, and the second leaves `rows` of them, each once.
@@ -256,7 +259,7 @@ describe("cursors", () => {
     await sql(
       src,
       `create table public.orders (id int, updated_at timestamptz); create index on public.orders (updated_at);
-       insert into public.orders select g, '2026-10-01'::timestamptz + (g / 3) * interval '1 second' from generate_series(1, 30000) g;`,
+       ${INSERT_ORDERS};`,
     );
     const p = project(src, `[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\n`, dst);
     const plan = await p.run("plan");
@@ -276,7 +279,7 @@ describe("cursors", () => {
     await sql(
       src,
       `create table public.orders (id int, updated_at timestamptz); create index on public.orders (updated_at);
-       insert into public.orders select g, '2026-10-01'::timestamptz + (g / 3) * interval '1 second' from generate_series(1, 30000) g;
+       ${INSERT_ORDERS};
        insert into public.orders values (0, null);`,
     );
     await sql(src, "vacuum analyze public.orders");
@@ -322,10 +325,7 @@ describe("cursors", () => {
     // the table is read again in cursor order, committing along the way.
     await sql(src, "truncate public.orders; insert into public.orders values (0, null)");
     await sql(src, "vacuum analyze public.orders");
-    await sql(
-      src,
-      `insert into public.orders select g, '2026-10-01'::timestamptz + (g / 3) * interval '1 second' from generate_series(1, 30000) g`,
-    );
+    await sql(src, INSERT_ORDERS);
     const stale = await loadCounting({ SQLLOAD_CHUNK_BYTES: "100000" });
     // (The planner, told of one row, may scan for the NULLs too.)
     expect(stale.seq).toBeGreaterThanOrEqual(1);
