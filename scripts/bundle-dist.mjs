@@ -8,7 +8,8 @@
 // Only the package's own files are bundled: every bare import (`pg`, `@sqlload/core`, `node:fs`)
 // stays an import, so each package keeps its dependencies and one copy of core serves every
 // connector. A package may name dependencies to build in instead (`"sqlloadBuild": {"inline":
-// [...]}` in its package.json): a client of many small files. What such a client depends on comes
+// [...]}` in its package.json): a client of many small files. `"entries"` there adds entry points
+// that are not exports (the CLI's start, which only its bin imports). What such a client depends on comes
 // along unless the package declares it itself, and every built-in package's license is copied to
 // dist/THIRD-PARTY-LICENSES.txt. Chunks are written beside the entries, at dist's root, so a path
 // a module builds from `import.meta.url` (`../package.json`) means what it meant in the source tree.
@@ -24,6 +25,7 @@ import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
+import { parseAst } from "rolldown/parseAst";
 
 const root = process.cwd();
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -48,6 +50,8 @@ for (const target of Object.values(pkg.exports ?? {})) {
   const built = typeof target === "string" ? target : (target.import ?? target.default);
   if (built?.endsWith(".js")) addEntry(built);
 }
+// A file only the package's own bin imports (`"sqlloadBuild": {"entries": ["./dist/run.js"]}`).
+for (const built of pkg.sqlloadBuild?.entries ?? []) addEntry(built);
 // oclif finds each command by its file (the manifest holds the paths), so every command is an entry.
 const commands = pkg.oclif?.commands;
 if (typeof commands === "string") {
@@ -127,10 +131,41 @@ const vendorFile = (name) => `vendor/${name.replace(/^@/, "").replace(/\//g, "-"
 const vendorModules = [];
 for (const name of inline) {
   const build = await rolldown({ ...common, input: requireHere.resolve(name) });
-  const { output } = await build.write({ file: join(root, "dist", vendorFile(name)), format: "cjs", exports: "auto" });
+  // One file, even where the client imports one of its own modules lazily (oclif does).
+  const { output } = await build.write({
+    file: join(root, "dist", vendorFile(name)),
+    format: "cjs",
+    exports: "auto",
+    codeSplitting: false,
+  });
   await build.close();
   for (const chunk of output) if (chunk.type === "chunk") vendorModules.push(...chunk.moduleIds);
+  routeDynamicImports(join(root, "dist", vendorFile(name)));
 }
+/**
+ * Rewrites each `import(x)` of a built-in client to call the import function its loader passes
+ * (`__sqlloadImport`, DYNAMIC_IMPORT in packages/core/src/start-up/require-compiled.ts): Node 20
+ * loses a script's own `import()` once its code comes from V8's cache. Found by parsing the file,
+ * not by searching its text, which also holds "import(" inside strings and comments.
+ */
+function routeDynamicImports(file) {
+  const code = readFileSync(file, "utf8");
+  const starts = [];
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== "object") return;
+    if (node.type === "ImportExpression") starts.push(node.start);
+    for (const key in node) if (key !== "parent") visit(node[key]);
+  };
+  visit(parseAst(code));
+  let out = code;
+  for (const start of starts.sort((a, b) => b - a)) {
+    if (out.slice(start, start + 6) !== "import") throw new Error(`${pkg.name}: ${file}: no import() at ${start}`);
+    out = `${out.slice(0, start)}__sqlloadImport${out.slice(start + 6)}`;
+  }
+  if (starts.length > 0) writeFileSync(file, out);
+}
+
 const requireCompiled = fileURLToPath(new URL("../packages/core/src/start-up/require-compiled.ts", import.meta.url));
 
 /** The module standing in for an inlined client: its exports, loaded from dist/vendor/ through the code cache. */
@@ -139,7 +174,7 @@ function vendorShim(name) {
   const names = Object.keys(exports).filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
   return [
     `import { requireCompiled } from ${JSON.stringify(requireCompiled)};`,
-    `const client = requireCompiled(new URL(${JSON.stringify(`./${vendorFile(name)}`)}, import.meta.url));`,
+    `const client = requireCompiled(new URL(${JSON.stringify(`./${vendorFile(name)}`)}, import.meta.url), (specifier) => import(specifier));`,
     "export default client;",
     names.length > 0 ? `export const { ${names.join(", ")} } = client;` : "",
   ].join("\n");

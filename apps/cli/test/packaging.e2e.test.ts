@@ -42,7 +42,7 @@ describe("published packages", () => {
     (_name, { dir }) => {
       const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest & {
         oclif?: { commands?: string };
-        sqlloadBuild?: { inline?: string[] };
+        sqlloadBuild?: { inline?: string[]; entries?: string[] };
       };
       const vendor = (manifest.sqlloadBuild?.inline ?? []).map(
         (name) => `vendor/${name.replace(/^@/, "").replace(/\//g, "-")}.cjs`,
@@ -52,6 +52,7 @@ describe("published packages", () => {
       const entries = Object.values(manifest.exports ?? {})
         .map((target) => (typeof target === "string" ? target : (target as { import?: string }).import))
         .filter((file): file is string => file?.endsWith(".js") === true)
+        .concat(manifest.sqlloadBuild?.entries ?? [])
         .map((file) => file.replace(/^\.\/dist\//, ""));
       const files = all.filter((f) => f.endsWith(".js"));
       const commands = manifest.oclif?.commands ? files.filter((f) => f.startsWith("commands/")) : [];

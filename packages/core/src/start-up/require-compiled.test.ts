@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachePath, requireCompiled } from "./require-compiled.js";
+import { cachePath, DYNAMIC_IMPORT, requireCompiled } from "./require-compiled.js";
 
 let dir: string;
 let cache: string;
@@ -43,6 +43,28 @@ describe("requireCompiled", () => {
       "a.cjs",
     );
     expect(load(file)).toEqual({ answer: 42, self: true, where: true });
+  });
+
+  it("gives the file the import() of the module that loads it, compiled and from the cache alike", async () => {
+    writeFileSync(join(dir, "command.mjs"), "export const id = 'load';\n");
+    const url = pathToFileURL(join(dir, "command.mjs")).href;
+    // As scripts/bundle-dist.mjs leaves a client that imports a module: called at load and later.
+    const file = write(`exports.first = ${DYNAMIC_IMPORT}(${JSON.stringify(url)});
+      exports.later = () => ${DYNAMIC_IMPORT}(${JSON.stringify(url)});`);
+    for (let run = 0; run < 3; run++) {
+      const loaded = requireCompiled(pathToFileURL(file), (specifier) => import(specifier)) as {
+        first: Promise<{ id: string }>;
+        later: () => Promise<{ id: string }>;
+      };
+      await expect(loaded.first).resolves.toMatchObject({ id: "load" });
+      await expect(loaded.later()).resolves.toMatchObject({ id: "load" });
+    }
+    expect(cached()).toHaveLength(1);
+    // Loaded without one, the file's import() fails and says why.
+    const bare = load(write(`exports.later = () => ${DYNAMIC_IMPORT}(${JSON.stringify(url)});`)) as {
+      later: () => Promise<unknown>;
+    };
+    await expect(bare.later()).rejects.toThrow(/passed no import\(\)/);
   });
 
   it("gives module.exports replaced by the file", () => {

@@ -6,6 +6,9 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 
+/** The name a file loaded by requireCompiled calls instead of `import()` (kept in step with scripts/bundle-dist.mjs). */
+export const DYNAMIC_IMPORT = "__sqlloadImport";
+
 /**
  * Loads a CommonJS file as `require` would, keeping V8's compiled code for it between processes.
  *
@@ -21,8 +24,15 @@ import { Script } from "node:vm";
  * `$SQLLOAD_COMPILE_CACHE`, else a folder of the user's own in the temporary folder; `0` turns it
  * off. A folder another user owns, or others may write to, is not used: code read from it would run
  * as this user. Any failure to read or write the cache only costs the compile.
+ *
+ * A script run so cannot use `import()` itself: Node 20 forgets a script's `importModuleDynamically`
+ * once its code comes from the cache, and every `import()` in it then fails. The file gets
+ * `importModule` instead, under the name {@link DYNAMIC_IMPORT}: scripts/bundle-dist.mjs rewrites
+ * each `import(x)` of a client it builds in to call it, and the module that loads the client passes
+ * its own `import()`. (Resolved from that module's folder: the client's dynamic imports are of
+ * absolute URLs or package names, as oclif's are, which mean the same from either.)
  */
-export function requireCompiled(url: URL): unknown {
+export function requireCompiled(url: URL, importModule?: (specifier: string) => Promise<unknown>): unknown {
   const filename = fileURLToPath(url);
   const source = readFileSync(filename, "utf8");
   const cacheFile = cachePath(filename, source);
@@ -35,13 +45,23 @@ export function requireCompiled(url: URL): unknown {
     }
   }
   // The wrapper Node puts around a CommonJS file, on the file's first line so positions stay right.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
+  const script = new Script(`(function (exports, require, module, __filename, __dirname, ${DYNAMIC_IMPORT}) { ${source}\n})`, {
     filename,
     cachedData,
   });
   const module = { exports: {} as unknown, filename, id: filename, loaded: false };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-  wrapper.call(module.exports, module.exports, createRequire(filename), module, filename, dirname(filename));
+  const noImport = (specifier: string) =>
+    Promise.reject(new Error(`${filename} imported ${specifier}, but the module that loaded it passed no import()`));
+  wrapper.call(
+    module.exports,
+    module.exports,
+    createRequire(filename),
+    module,
+    filename,
+    dirname(filename),
+    importModule ?? noImport,
+  );
   module.loaded = true;
   // Made after the code ran, the cache holds the functions loading compiled too.
   if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) writeCache(cacheFile, script.createCachedData());
