@@ -82,9 +82,12 @@ export async function discoverConnectors(
 ): Promise<Discovery> {
   const candidates: { dir: string; origin: ConnectorOrigin }[] = [];
   const plugins = config.getPluginsList();
-  // Linked and user-installed plugins override bundled ones of the same name, as in oclif.
+  // Linked and user-installed plugins override bundled ones of the same name, as in oclif. oclif
+  // lists plugins in the order their loads finished, which varies between runs: by name within a rank.
   const rank = (type: string) => (type === "link" ? 0 : type === "user" ? 1 : 2);
-  for (const plugin of [...plugins].sort((a, b) => rank(a.type) - rank(b.type))) {
+  const order = (a: (typeof plugins)[number], b: (typeof plugins)[number]) =>
+    rank(a.type) - rank(b.type) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const plugin of [...plugins].sort(order)) {
     if (typeof (plugin.pjson as PackageJson).sqlload?.connector !== "string") continue;
     candidates.push({ dir: plugin.root, origin: ORIGIN_OF_PLUGIN[plugin.type] ?? "plugin" });
   }
