@@ -33,8 +33,9 @@ export async function findTable(db: Queryable, ref: RelationRef): Promise<number
  * one that does not exist.
  */
 const columnsSql = (relation: string, extra = "") => `
-SELECT r.oid AS relid${extra}, col.*
+SELECT r.oid AS relid, pc.relkind = 'r' AND NOT pc.relhassubclass AS "wholeCopy"${extra}, col.*
 FROM (${relation}) r
+LEFT JOIN pg_class pc ON pc.oid = r.oid
 LEFT JOIN LATERAL (
   SELECT a.attnum,
          a.attname AS name,
@@ -61,23 +62,32 @@ ORDER BY col.attnum`;
  * The table's oid and columns, or null when it does not exist, in one round trip (a load
  * describes a table several times, each a round trip to a server that may be far away). Found as
  * `findTable` finds it. With `also` (a qualified name), whether that relation exists too, in the
- * same round trip.
+ * same round trip. `wholeCopy`: the relation is a table no other table inherits from (no child, no
+ * partition), so `COPY table TO` reads every row a `SELECT` from it would.
  */
 export async function describeRelation(
   db: Queryable,
   ref: RelationRef,
   also?: string,
-): Promise<{ readonly oid: number; readonly columns: PgColumn[]; readonly alsoExists: boolean } | null> {
+): Promise<{
+  readonly oid: number;
+  readonly columns: PgColumn[];
+  readonly alsoExists: boolean;
+  readonly wholeCopy: boolean;
+} | null> {
   const { sql, params } = relationQuery(ref);
   // A subquery, so it is computed once, not on every column's row.
   const extra = also === undefined ? "" : `, (SELECT to_regclass($${params.push(also)}) IS NOT NULL) AS "alsoExists"`;
-  const result = await db.query<CatalogColumn & { relid: number; alsoExists?: boolean }>(columnsSql(sql, extra), params);
+  const result = await db.query<CatalogColumn & { relid: number; alsoExists?: boolean; wholeCopy: boolean | null }>(
+    columnsSql(sql, extra),
+    params,
+  );
   const first = result.rows[0];
   if (!first) return null;
   const columns = result.rows
     .filter((row) => row.name !== null)
     .map((row) => mapColumn({ ...row, elementOid: row.elementOid === null ? null : Number(row.elementOid) }));
-  return { oid: Number(first.relid), columns, alsoExists: first.alsoExists === true };
+  return { oid: Number(first.relid), columns, alsoExists: first.alsoExists === true, wholeCopy: first.wholeCopy === true };
 }
 
 /**

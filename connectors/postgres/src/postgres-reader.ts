@@ -81,14 +81,17 @@ export class PostgresTableReader implements SourceTableReader {
    */
   copyStatements(request: Pick<ReadRequest, "range" | "includeNulls" | "ordered">): string[] {
     const { cursor } = this.table;
-    const select = `SELECT ${this.table.columns.map(selectExpression).join(", ")} FROM ${this.table.sql}`;
+    const expressions = this.table.columns.map(selectExpression);
+    const select = `SELECT ${expressions.join(", ")} FROM ${this.table.sql}`;
     const copy = (sql: string) => `COPY (${sql}) TO STDOUT (FORMAT binary)`;
-    if (!cursor) {
-      if (request.range.from || request.range.to) {
-        throw new SqlloadError("SL900", `a cursor range was asked of ${this.table.display}, which has no cursor column`);
-      }
-      return [copy(select)];
-    }
+    const everyRow = !request.range.from && !request.range.to && (!cursor || (request.includeNulls && !request.ordered));
+    if (!cursor && !everyRow)
+      throw new SqlloadError("SL900", `a cursor range was asked of ${this.table.display}, which has no cursor column`);
+    // Every row of a table nothing inherits from, its columns as stored: `COPY table TO` scans it
+    // without the executor, about 5% less of the source's CPU than the same rows through a query.
+    if (everyRow && this.table.wholeCopy && this.table.columns.every((c) => !c.castToText))
+      return [`COPY ${this.table.sql} (${expressions.join(", ")}) TO STDOUT (FORMAT binary)`];
+    if (!cursor) return [copy(select)];
     const literals = rangeDialect(cursor.column, cursor.native, (v) => cursorLiteral(v, cursor.column, cursor.kind));
     const where = (includeNulls: boolean) =>
       rangePredicate(literals, { column: cursor.column.name, kind: cursor.kind, range: request.range, includeNulls });

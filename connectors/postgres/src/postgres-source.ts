@@ -35,6 +35,8 @@ export interface ResolvedTable {
   readonly notes: readonly string[];
   /** Roughly what reading the whole table moves, from the catalog's statistics; looked up with the cursor's indexes. */
   readonly fullReadBytes?: number | undefined;
+  /** A table nothing inherits from: `COPY table TO` reads all of it without the executor (see copyStatements). */
+  readonly wholeCopy: boolean;
 }
 
 export interface ResolvedCursor {
@@ -71,7 +73,7 @@ export async function resolveTable(
   if (relation === null) {
     throw new SqlloadError("SL206", `table ${display} was not found in source ${sourceName}`, { table: display });
   }
-  const { oid, columns: all } = relation;
+  const { oid, columns: all, wholeCopy } = relation;
   const byName = new Map(all.map((c) => [c.name, c]));
   const columns = (request.columns ?? all.map((c) => c.name)).map((name) => {
     const column = byName.get(name);
@@ -80,7 +82,7 @@ export async function resolveTable(
     return column;
   });
   const notes: string[] = [];
-  if (request.cursorColumn === undefined) return { sql: qualifiedName(ref), display, columns, notes };
+  if (request.cursorColumn === undefined) return { sql: qualifiedName(ref), display, columns, notes, wholeCopy };
 
   const column = byName.get(request.cursorColumn);
   if (!column) {
@@ -102,7 +104,8 @@ export async function resolveTable(
 
   const native = kind === "text" && sortsByCodePoint(column, await defaultCollationIsCodePoint(db));
   const expression = cursorExpression(column, kind, native);
-  if (!indexes) return { sql: qualifiedName(ref), display, columns, cursor: { column, kind, expression, native, index }, notes };
+  if (!indexes)
+    return { sql: qualifiedName(ref), display, columns, cursor: { column, kind, expression, native, index }, notes, wholeCopy };
   const found = await cursorIndexesAndEstimate(db, oid, column.name);
   const btrees = found.indexes.filter((i) => i.method === "btree");
   const usable = btrees.filter((i) => kind !== "text" || (native ? i.collation === column.collation : i.collation === "C"));
@@ -123,6 +126,7 @@ export async function resolveTable(
     cursor: { column, kind, expression, native, indexed, index },
     notes,
     fullReadBytes: found.bytes,
+    wholeCopy,
   };
 }
 

@@ -37,7 +37,12 @@ describe("describeRelation: a table's oid and columns in one round trip", () => 
 
   it("gives a table without columns as no columns, and a missing table or schema as null", async () => {
     const empty = await describeRelation(sql, { schema: "s", name: "empty" });
-    expect(empty).toEqual({ oid: await findTable(sql, { schema: "s", name: "empty" }), columns: [], alsoExists: false });
+    expect(empty).toEqual({
+      oid: await findTable(sql, { schema: "s", name: "empty" }),
+      columns: [],
+      alsoExists: false,
+      wholeCopy: true,
+    });
     expect(empty?.oid).toEqual(expect.any(Number));
     expect(await describeRelation(sql, { schema: "s", name: "orders" })).toBeNull();
     expect(await describeRelation(sql, { schema: "nowhere", name: "Orders" })).toBeNull();
