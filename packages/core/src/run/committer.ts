@@ -75,6 +75,11 @@ export class Committer {
     return this.unit !== undefined;
   }
 
+  /** The table's columns are known before any row is read (the source described them): `begin` needs no first batch. */
+  get columnsKnown(): boolean {
+    return this.columns !== undefined;
+  }
+
   /**
    * Begins a unit, first making sure the target table exists when its columns are known (from
    * the source, the first batch's schema, or the target). `replacing` is the range a unit for a

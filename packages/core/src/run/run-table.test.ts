@@ -61,6 +61,45 @@ describe("runTable: one commit per read", () => {
   });
 });
 
+describe("runTable: the unit begins while the first rows come", () => {
+  /** A read whose first batch waits (up to a second) for the target's first begin, noting whether it came. */
+  const waitingForBegin = (target: MemoryTarget, fail?: Error) => {
+    const seen = { beganFirst: false };
+    const script = async function* (): AsyncGenerator<SourceItem> {
+      for (let waited = 0; target.calls.begin === 0 && waited < 1000; waited += 5)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.beganFirst = target.calls.begin > 0;
+      if (fail) throw fail;
+      yield { kind: "batch", batch: batchFromRows(columns, rowsAt(1, 2)) };
+    };
+    return { seen, source: source([], { script }) };
+  };
+
+  it("begins it before the source's first batch, when the source described the columns", async () => {
+    const target = new MemoryTarget();
+    const { seen, source: waiting } = waitingForBegin(target);
+    const run = await runMemoryTable(waiting, target, {});
+    expect(seen.beganFirst).toBe(true);
+    expect(run.result).toMatchObject({ status: "loaded", rows: 2 });
+    expect(landed(target)).toEqual([1, 2]);
+  });
+
+  it("fails with the read's error when the read fails meanwhile, and with the target's when begin does", async () => {
+    const target = new MemoryTarget();
+    const { source: failing } = waitingForBegin(target, new SqlloadError("SL304", "the source went away"));
+    const run = await runMemoryTable(failing, target, {});
+    expect(run.result).toMatchObject({ status: "failed", error: { code: "SL304" } });
+    expect(landed(target)).toEqual([]);
+    const refusing = new MemoryTarget();
+    refusing.failures = [{ op: "begin", nth: 1, error: new SqlloadError("SL402", "no room") }];
+    const { source: reading } = waitingForBegin(refusing);
+    const refused = await runMemoryTable(reading, refusing, {});
+    expect(refused.result).toMatchObject({ status: "failed", error: { code: "SL402" } });
+    expect(landed(refusing)).toEqual([]);
+    expect(reading.closed).toBe(reading.opened);
+  });
+});
+
 describe("runTable: chunked commits of an ordered read", () => {
   it("commits at commit points, never between rows of one cursor value", async () => {
     const target = new MemoryTarget();

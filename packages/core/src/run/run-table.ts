@@ -1,6 +1,12 @@
 import { checkSourceReader } from "../connector/capability-check.js";
 import type { Column } from "../connector/logical-types.js";
-import type { SourceConnection, SourceTableInfo, SourceTableReader, SourceTableRequest } from "../connector/source.js";
+import type {
+  SourceConnection,
+  SourceItem,
+  SourceTableInfo,
+  SourceTableReader,
+  SourceTableRequest,
+} from "../connector/source.js";
 import { formatTargetTable } from "../connector/table-ref.js";
 import type { TargetConnection } from "../connector/target.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
@@ -271,13 +277,17 @@ async function readInto(
   );
   const chunkBytes = args.chunkBytes ?? CHUNK_BYTES;
   let bytes = 0;
-  let next = await items.next();
-  if (!committer.open) {
+  const replacing = { range: pass.deleteRange ?? pass.range, includeNulls: pass.includeNulls };
+  let next: IteratorResult<SourceItem>;
+  if (committer.open) next = await items.next();
+  else if (committer.columnsKnown) {
+    // The unit begins (the target's table made, its write opened) while the source sends its first
+    // rows, not after them: on a short load those round trips were a tenth of the time.
+    [next] = await allOrFirstError([items.next(), committer.begin(undefined, replacing)]);
+  } else {
+    next = await items.next();
     const first = next.done ? undefined : next.value;
-    await committer.begin(first?.kind === "batch" ? first.batch.schema : undefined, {
-      range: pass.deleteRange ?? pass.range,
-      includeNulls: pass.includeNulls,
-    });
+    await committer.begin(first?.kind === "batch" ? first.batch.schema : undefined, replacing);
   }
   for (; !next.done; next = await items.next()) {
     throwIfAborted(load);
@@ -320,4 +330,11 @@ async function readInto(
 async function commitAndContinue(committer: Committer): Promise<void> {
   await committer.commit();
   await committer.begin(undefined);
+}
+
+/** What each of `work` gives, once all have settled; the first failure otherwise (none left running behind it). */
+async function allOrFirstError<T extends readonly unknown[]>(work: readonly [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T> {
+  const settled = await Promise.allSettled(work);
+  for (const result of settled) if (result.status === "rejected") throw result.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
