@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Config } from "@oclif/core";
-import { CORE_API_VERSION, type Connector, checkConnector, isConnector } from "@sqlload/core";
+import { CORE_API_VERSION, type Connector, checkConnector, compareCodePoints, isConnector } from "@sqlload/core";
 
 /** Where a connector was found: bundled with the CLI, installed or linked with `sqlload plugins`, or in the project. */
 export type ConnectorOrigin = "bundled" | "plugin" | "linked" | "project";
@@ -86,7 +86,7 @@ export async function discoverConnectors(
   // lists plugins in the order their loads finished, which varies between runs: by name within a rank.
   const rank = (type: string) => (type === "link" ? 0 : type === "user" ? 1 : 2);
   const order = (a: (typeof plugins)[number], b: (typeof plugins)[number]) =>
-    rank(a.type) - rank(b.type) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    rank(a.type) - rank(b.type) || compareCodePoints(a.name, b.name);
   for (const plugin of [...plugins].sort(order)) {
     if (typeof (plugin.pjson as PackageJson).sqlload?.connector !== "string") continue;
     candidates.push({ dir: plugin.root, origin: ORIGIN_OF_PLUGIN[plugin.type] ?? "plugin" });
