@@ -6,10 +6,9 @@ import { SqlloadError, Turns } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
 import { DEFAULT_MEMORY_LIMIT, type MemorySettings } from "./duckdb-memory-settings.js";
+import { IN_MEMORY } from "./duckdb-target-path.js";
 import { removeLeftoverSpills } from "./duckdb-temporary-files.js";
 import { openError } from "./errors.js";
-
-export const IN_MEMORY = ":memory:";
 
 /**
  * Extensions are never installed or loaded behind the user's back (the ones sqlload needs, json

@@ -5,7 +5,6 @@ import {
   type CommitUnitOptions,
   type CursorKind,
   type CursorValue,
-  defaultTargetCapabilities,
   formatLogicalType,
   formatTargetTable,
   holds,
@@ -17,6 +16,7 @@ import {
   type TargetTableInfo,
   type TargetTableRef,
 } from "@sqlload/core";
+import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
 import { columnCollations, describeRelation, type RelationColumn, relationTypes } from "./duckdb-catalog.js";
 import { beginCommitUnit } from "./duckdb-commit-unit.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
@@ -41,23 +41,6 @@ import { wrapDuckDBError } from "./errors.js";
  * with SL306).
  */
 export class DuckDBTarget implements TargetConnection {
-  /**
-   * What a connection declares; the connector declares the same before connecting. Commit units
-   * run DuckDB file scans (a files source's Parquet and CSV) themselves unless the target sets
-   * `native_file_reads = false`.
-   */
-  static capabilitiesFor(nativeFileReads: boolean): TargetCapabilities {
-    return {
-      ...defaultTargetCapabilities,
-      commitModel: "transactional",
-      codePointText: true,
-      locking: false,
-      commitGuard: true,
-      resumableReload: true,
-      fileScanEngines: nativeFileReads ? ["duckdb"] : [],
-    };
-  }
-
   private constructor(
     private readonly db: DuckDBDatabase,
     private readonly connection: DuckDBConnection,
@@ -65,7 +48,7 @@ export class DuckDBTarget implements TargetConnection {
   ) {}
 
   static async open(db: DuckDBDatabase, nativeFileReads = true): Promise<DuckDBTarget> {
-    return new DuckDBTarget(db, await db.connect(), DuckDBTarget.capabilitiesFor(nativeFileReads));
+    return new DuckDBTarget(db, await db.connect(), duckdbTargetCapabilities(nativeFileReads));
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {

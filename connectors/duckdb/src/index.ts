@@ -1,13 +1,12 @@
 import { createRequire } from "node:module";
-import { defineConnector, formatCount, SqlloadError } from "@sqlload/core";
-import { type DuckDBDatabase, openDatabase } from "./duckdb-database.js";
-import { DEFAULT_MEMORY_LIMIT, DUCKDB_ROW_GROUP_SIZE, memorySettings } from "./duckdb-memory-settings.js";
-import { DuckDBSource } from "./duckdb-source.js";
-import { DuckDBTarget } from "./duckdb-target.js";
+import { defineConnector, formatCount } from "@sqlload/core";
+import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
+import { DEFAULT_MEMORY_LIMIT, DUCKDB_ROW_GROUP_SIZE } from "./duckdb-memory-settings.js";
+import { DEFAULT_TARGET_PATH, targetExists } from "./duckdb-target-path.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
-export const DEFAULT_TARGET_PATH = "warehouse.duckdb";
+export { DEFAULT_TARGET_PATH } from "./duckdb-target-path.js";
 
 export default defineConnector({
   manifest: { name: "duckdb", version, description: "DuckDB: an embedded database file, the default target; also a source." },
@@ -40,35 +39,15 @@ export default defineConnector({
     ],
     table: [],
   },
-  targetCapabilities: (options) => DuckDBTarget.capabilitiesFor(options.native_file_reads !== false),
-  async target(context) {
-    const path = context.options.path ?? DEFAULT_TARGET_PATH;
-    if (typeof path !== "string") throw new SqlloadError("SL103", "the DuckDB target's `path` must be a string");
-    const native = context.options.native_file_reads !== false;
-    const memory = memorySettings(context.options);
-    return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target", memory), (db) =>
-      DuckDBTarget.open(db, native),
-    );
-  },
-  async source(context) {
-    const path = context.options.path;
-    if (typeof path !== "string") {
-      const name = context.sourceName ? `source ${context.sourceName}` : "a DuckDB source";
-      throw new SqlloadError("SL105", `${name} needs \`path\`, the DuckDB file to read`);
-    }
-    return withDatabase(await openDatabase(path, context.projectDir, "read_only", "source"), DuckDBSource.open);
-  },
+  targetCapabilities: (options) => duckdbTargetCapabilities(options.native_file_reads !== false),
+  targetOpenIsInert: targetExists,
+  // The client is loaded on first open (duckdb-open.ts): a run whose target is elsewhere and that
+  // reads no DuckDB file never loads it.
+  target: async (context) => (await import("./duckdb-open.js")).openTarget(context),
+  source: async (context) => (await import("./duckdb-open.js")).openSource(context),
 });
 
-async function withDatabase<T>(db: DuckDBDatabase, open: (db: DuckDBDatabase) => Promise<T>): Promise<T> {
-  try {
-    return await open(db);
-  } catch (error) {
-    await db.release();
-    throw error;
-  }
-}
-
-export { duckdbTypeSql, logicalTypeOf, quoteIdent } from "./duckdb-dialect.js";
-export { DuckDBSource } from "./duckdb-source.js";
-export { DuckDBTarget } from "./duckdb-target.js";
+// Types only: a value from the files behind them would load the client with the connector.
+// The dialect helpers are in `@sqlload/connector-duckdb/engine`.
+export type { DuckDBSource } from "./duckdb-source.js";
+export type { DuckDBTarget } from "./duckdb-target.js";

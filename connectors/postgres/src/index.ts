@@ -38,6 +38,8 @@ export default defineConnector({
   source: createPostgresSource,
   target: createPostgresTarget,
   targetCapabilities: PostgresTarget.capabilities,
+  // Opening it connects, and creates nothing until a table is loaded.
+  targetOpenIsInert: () => true,
 });
 
 export { errorKind, toSqlloadError } from "./errors.js";

@@ -85,6 +85,9 @@ describe("checkConnector", () => {
     expect(() => defineConnector({ manifest, targetCapabilities: { locking: true } })).toThrow(
       /connector "x": its declaration .*declares target capabilities but has no target/,
     );
+    expect(() => defineConnector({ manifest, targetOpenIsInert: () => true })).toThrow(
+      /connector "x": its declaration .*says how its target opens but has no target/,
+    );
     expect(() =>
       defineConnector({ manifest, target: async () => new MemoryTarget(), targetCapabilities: { writeStrategies: [] } }),
     ).toThrow(/writeStrategies lists no strategy/);

@@ -69,6 +69,14 @@ export interface Connector {
    * Absent, or undefined for some settings (a commit model detected on connecting): known only once connected.
    */
   readonly targetCapabilities?: (options: Readonly<Record<string, unknown>>) => TargetCapabilities | undefined;
+  /**
+   * Whether opening the target in this context changes nothing a user could see: it connects to
+   * a server, or opens a DuckDB file that already exists. A run may then open the target while it
+   * checks the tables, overlapping the two connections, and close it unused when a check fails.
+   * Absent or false: the target opens once the checks pass (opening a DuckDB file that does not
+   * exist yet creates it; a cloud warehouse may start compute).
+   */
+  readonly targetOpenIsInert?: (context: ConnectorContext) => boolean;
 }
 
 type DeclaredTargetCapabilities =
@@ -84,6 +92,7 @@ export function defineConnector(connector: {
   target?: Connector["target"];
   /** See `Connector.targetCapabilities`; the defaults fill in what is not given. */
   targetCapabilities?: DeclaredTargetCapabilities;
+  targetOpenIsInert?: Connector["targetOpenIsInert"];
 }): Connector {
   const declared = connector.targetCapabilities;
   const result: Connector = {
@@ -92,6 +101,7 @@ export function defineConnector(connector: {
     offersTables: connector.offersTables === true,
     ...(connector.source ? { source: connector.source } : {}),
     ...(connector.target ? { target: connector.target } : {}),
+    ...(connector.targetOpenIsInert ? { targetOpenIsInert: connector.targetOpenIsInert } : {}),
     ...(declared
       ? {
           targetCapabilities: (options: Readonly<Record<string, unknown>>) => {
@@ -115,6 +125,9 @@ export function checkConnector(connector: Connector, packageName?: string): void
   const owner = `connector "${connector.manifest.name}"${packageName ? ` (${packageName})` : ""}`;
   if (connector.targetCapabilities && !connector.target) {
     refuse(owner, "declaration", ["it declares target capabilities but has no target"]);
+  }
+  if (connector.targetOpenIsInert && !connector.target) {
+    refuse(owner, "declaration", ["it says how its target opens but has no target"]);
   }
   // A declaration that depends on options is checked for empty options here (when it gives an
   // answer for them) and for the real options on connecting.

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ProjectConfig } from "../config/project-config.js";
 import type { TargetCapabilities } from "../connector/capabilities.js";
 import { defineConnector } from "../connector/connector.js";
+import { SqlloadError } from "../errors/sqlload-error.js";
 import { ProjectSession } from "./project-session.js";
 import { MemorySource } from "./testing/memory-source.js";
 import { MemoryTarget } from "./testing/memory-target.js";
@@ -68,5 +69,70 @@ describe("ProjectSession.targetConnection", () => {
     await expect(s.targetConnection()).rejects.toMatchObject({ code: "SL406" });
     const agreeing = session({ declared: { locking: true } });
     await expect(agreeing.session.targetConnection()).resolves.toBeInstanceOf(MemoryTarget);
+  });
+});
+
+describe("ProjectSession.openTargetEarly", () => {
+  function early(inert: boolean | undefined, attempts: (() => MemoryTarget)[] = []) {
+    let opened = 0;
+    let closed = 0;
+    const target = () => {
+      const make = attempts[opened++] ?? (() => new MemoryTarget());
+      return Object.assign(make(), { close: async () => void closed++ });
+    };
+    const warehouse = defineConnector({
+      manifest: { name: "warehouse", version: "1.0.0" },
+      target: async () => target(),
+      ...(inert === undefined ? {} : { targetOpenIsInert: () => inert }),
+    });
+    const connect = { retries: 2, timeoutMs: 60 };
+    const withPolicy = { ...config, target: { ...config.target, connect } } as ProjectConfig;
+    const s = new ProjectSession(withPolicy, () => warehouse);
+    return { session: s, opened: () => opened, closed: () => closed };
+  }
+
+  it("begins opening a target whose connector says opening changes nothing, and hands that connection on", async () => {
+    const { session: s, opened } = early(true);
+    s.openTargetEarly();
+    s.openTargetEarly();
+    expect(opened()).toBe(1);
+    const connection = await s.targetConnection();
+    expect(await s.targetConnection()).toBe(connection);
+    expect(opened()).toBe(1);
+  });
+
+  it("waits for targetConnection when the connector does not say so, or says opening would change something", async () => {
+    for (const inert of [undefined, false]) {
+      const { session: s, opened } = early(inert);
+      s.openTargetEarly();
+      expect(opened()).toBe(0);
+      await s.targetConnection();
+      expect(opened()).toBe(1);
+    }
+  });
+
+  it("closes a target opened early that nothing used (a check failed)", async () => {
+    const { session: s, opened, closed } = early(true);
+    s.openTargetEarly();
+    await s.close();
+    expect([opened(), closed()]).toEqual([1, 1]);
+  });
+
+  it("counts a refused early attempt as the first of targetConnection's retried attempts", async () => {
+    const refused = () => {
+      throw new SqlloadError("SL304", "connection refused", { retryable: true });
+    };
+    const { session: s, opened } = early(true, [refused]);
+    s.openTargetEarly();
+    await expect(s.targetConnection()).resolves.toBeInstanceOf(MemoryTarget);
+    expect(opened()).toBe(2);
+    // Not retryable: reported as it is, without another attempt.
+    const denied = () => {
+      throw new SqlloadError("SL305", "password authentication failed");
+    };
+    const failing = early(true, [denied]);
+    failing.session.openTargetEarly();
+    await expect(failing.session.targetConnection()).rejects.toThrow(/password authentication failed/);
+    expect(failing.opened()).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 import type { ProjectConfig, TableConfig } from "../config/project-config.js";
 import type { TableSettings } from "../config/table-settings.js";
 import { checkTargetConnection, refuse } from "../connector/capability-check.js";
-import type { Connector } from "../connector/connector.js";
+import type { Connector, ConnectorContext } from "../connector/connector.js";
 import type { SourceConnection } from "../connector/source.js";
 import { formatTargetTable, targetTableFor } from "../connector/table-ref.js";
 import type { TargetConnection } from "../connector/target.js";
@@ -36,6 +36,8 @@ export interface ProjectTable extends Selectable {
 export class ProjectSession {
   private readonly sources = new Map<string, Promise<SourceConnection>>();
   private target: Promise<TargetConnection> | undefined;
+  /** The target's first attempt, begun by `openTargetEarly` and not yet taken by `targetConnection`. */
+  private early: Promise<TargetConnection> | undefined;
 
   constructor(
     readonly config: ProjectConfig,
@@ -77,33 +79,67 @@ export class ProjectSession {
   targetConnection(): Promise<TargetConnection> {
     if (!this.target) {
       const config = this.config.target;
-      const connector = this.connector(config.connector);
-      if (!connector.target)
-        throw new SqlloadError("SL402", `connector "${config.connector}" cannot be a target`, { location: config.location });
-      const declared = connector.targetCapabilities?.(config.options);
-      const owner = `connector "${config.connector}"`;
-      const open = connector.target;
+      let early = this.early;
+      this.early = undefined;
+      const attempt = this.targetAttempt();
+      // An attempt begun during the checks (openTargetEarly) is the first of the retried ones.
       this.target = connectWithRetry(
-        () =>
-          open({ options: config.options, projectDir: this.config.dir, schema: config.schema }).then(
-            (connection) => {
-              if (declared && JSON.stringify(declared) !== JSON.stringify({ ...declared, ...connection.capabilities })) {
-                refuse(owner, "target", ["its connection's capabilities differ from those its connector declares"]);
-              }
-              return connected(checkTargetConnection(connection, owner)).catch((error) => {
-                throw asSqlloadError(error, "SL305", `cannot connect to target ${config.connector}`);
-              });
-            },
-            (error) => {
-              // The connector says whether a failure is worth retrying (a refused connection is; a bad path is not).
-              throw asSqlloadError(error, "SL305", `cannot open target ${config.connector}`);
-            },
-          ),
+        () => {
+          const pending = early ?? attempt();
+          early = undefined;
+          return pending;
+        },
         config.connect,
         `target ${config.connector}`,
       );
     }
     return this.target;
+  }
+
+  /**
+   * Begins opening the target now, while the command still checks its tables, when the target's
+   * connector says opening it changes nothing (`targetOpenIsInert`): the target's connection
+   * time then overlaps the sources'. One attempt, whose failure waits for `targetConnection`
+   * (which retries it as its first attempt); a check that fails closes it unused.
+   */
+  openTargetEarly(): void {
+    if (this.target || this.early) return;
+    const config = this.config.target;
+    const connector = this.connectors(config.connector);
+    if (!connector?.target || !connector.targetOpenIsInert?.(this.targetContext())) return;
+    this.early = this.targetAttempt()();
+    this.early.catch(() => {});
+  }
+
+  private targetContext(): ConnectorContext {
+    const config = this.config.target;
+    return { options: config.options, projectDir: this.config.dir, schema: config.schema };
+  }
+
+  /** One attempt at opening the target: the connection, checked against its connector's declaration and reached. */
+  private targetAttempt(): () => Promise<TargetConnection> {
+    const config = this.config.target;
+    const connector = this.connector(config.connector);
+    if (!connector.target)
+      throw new SqlloadError("SL402", `connector "${config.connector}" cannot be a target`, { location: config.location });
+    const declared = connector.targetCapabilities?.(config.options);
+    const owner = `connector "${config.connector}"`;
+    const open = connector.target;
+    return () =>
+      open(this.targetContext()).then(
+        (connection) => {
+          if (declared && JSON.stringify(declared) !== JSON.stringify({ ...declared, ...connection.capabilities })) {
+            refuse(owner, "target", ["its connection's capabilities differ from those its connector declares"]);
+          }
+          return connected(checkTargetConnection(connection, owner)).catch((error) => {
+            throw asSqlloadError(error, "SL305", `cannot connect to target ${config.connector}`);
+          });
+        },
+        (error) => {
+          // The connector says whether a failure is worth retrying (a refused connection is; a bad path is not).
+          throw asSqlloadError(error, "SL305", `cannot open target ${config.connector}`);
+        },
+      );
   }
 
   /**
@@ -171,7 +207,8 @@ export class ProjectSession {
   }
 
   async close(): Promise<void> {
-    const all = [...this.sources.values(), ...(this.target ? [this.target] : [])];
+    const target = this.target ?? this.early;
+    const all = [...this.sources.values(), ...(target ? [target] : [])];
     await Promise.all(all.map((p) => p.then((c) => c.close()).catch(() => {})));
   }
 }

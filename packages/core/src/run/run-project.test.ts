@@ -124,6 +124,38 @@ describe("loadProject", () => {
     expect(failed.results[0]?.error?.message).toContain("cannot open target memory");
   });
 
+  it("opens a target whose opening changes nothing while the checks describe the tables, and others after", async () => {
+    for (const inert of [true, false]) {
+      const source = new MemorySource({ columns, rows: [{ id: 1n, k: 1n }], cursorColumn: "k" });
+      const describe = source.describeTable.bind(source);
+      let opened = false;
+      const openedWhileDescribing: boolean[] = [];
+      source.describeTable = async () => {
+        // A round trip to the source: long enough for an opening begun before it to have started.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        openedWhileDescribing.push(opened);
+        return describe();
+      };
+      const connector = defineConnector({
+        manifest: { name: "memory", version: "1.0.0" },
+        source: async () => source,
+        target: async () => {
+          opened = true;
+          return new MemoryTarget();
+        },
+        targetOpenIsInert: () => inert,
+      });
+      const session = new ProjectSession(projectConfig([tableConfig("a")]), () => connector);
+      const run = await loadProject(session, await session.tables(), {
+        flags: {},
+        emit: () => {},
+        signal: new AbortController().signal,
+      });
+      expect(run.results.map((r) => r.status)).toEqual(["loaded"]);
+      expect(openedWhileDescribing).toEqual([inert]);
+    }
+  });
+
   it("describes a table again when its load starts after another table's commit", async () => {
     const source = new MemorySource({ columns, rows: [{ id: 1n, k: 1n }], cursorColumn: "k" });
     const describe = source.describeTable.bind(source);

@@ -23,6 +23,7 @@ export async function planProject(
   flags: PlanFlags,
   now: Date,
 ): Promise<PlanProjectResult> {
+  session.openTargetEarly();
   const checked = await checkTables(session, tables, flags, { connect: true });
   await session.checkTargetSupports(tables);
   const target = await session.targetConnection();
@@ -87,7 +88,9 @@ export async function loadProject(
   const now = options.now ?? new Date();
   const started = Date.now();
   const { emit, signal } = options;
-  // Cursor-kind rules and what the target cannot do are configuration errors, found before any target opens.
+  // Cursor-kind rules and what the target cannot do are configuration errors, found before the
+  // target is used (and before it opens, unless opening it changes nothing: openTargetEarly).
+  session.openTargetEarly();
   const checked = await checkTables(session, tables, options.flags, { connect: true });
   await session.checkTargetSupports(tables);
   emit({ type: "run_started", runId, at: now.toISOString(), tables: tables.map((t) => formatTargetTable(t.config.target)) });

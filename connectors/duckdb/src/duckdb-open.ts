@@ -1,0 +1,36 @@
+import { type ConnectorContext, SqlloadError } from "@sqlload/core";
+import { type DuckDBDatabase, openDatabase } from "./duckdb-database.js";
+import { memorySettings } from "./duckdb-memory-settings.js";
+import { DuckDBSource } from "./duckdb-source.js";
+import { DuckDBTarget } from "./duckdb-target.js";
+import { targetPath } from "./duckdb-target-path.js";
+
+// Everything that loads the DuckDB client starts here: the connector imports this file only when
+// it opens a database, so a command that never opens one never loads DuckDB's native library.
+
+export async function openTarget(context: ConnectorContext): Promise<DuckDBTarget> {
+  const path = targetPath(context.options);
+  const native = context.options.native_file_reads !== false;
+  const memory = memorySettings(context.options);
+  return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target", memory), (db) =>
+    DuckDBTarget.open(db, native),
+  );
+}
+
+export async function openSource(context: ConnectorContext): Promise<DuckDBSource> {
+  const path = context.options.path;
+  if (typeof path !== "string") {
+    const name = context.sourceName ? `source ${context.sourceName}` : "a DuckDB source";
+    throw new SqlloadError("SL105", `${name} needs \`path\`, the DuckDB file to read`);
+  }
+  return withDatabase(await openDatabase(path, context.projectDir, "read_only", "source"), DuckDBSource.open);
+}
+
+async function withDatabase<T>(db: DuckDBDatabase, open: (db: DuckDBDatabase) => Promise<T>): Promise<T> {
+  try {
+    return await open(db);
+  } catch (error) {
+    await db.release();
+    throw error;
+  }
+}
