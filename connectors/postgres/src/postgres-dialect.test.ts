@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   type CatalogColumn,
   derivedName,
+  dollarQuote,
   fitsInto,
   mapColumn,
   pgDateText,
@@ -46,6 +47,12 @@ describe("identifiers and literals", () => {
   it("quotes literals in the E'' form", () => {
     expect(quoteLiteral("it's \\ fine")).toBe("E'it''s \\\\ fine'");
     expect(() => quoteLiteral("a\0b")).toThrow(/NUL/);
+  });
+
+  it("dollar-quotes a body with a tag it does not hold", () => {
+    expect(dollarQuote("SELECT 'a'")).toBe("$sqlload$SELECT 'a'$sqlload$");
+    expect(dollarQuote('CREATE TABLE "$sqlload$" ()')).toBe('$sqlload1$CREATE TABLE "$sqlload$" ()$sqlload1$');
+    expect(dollarQuote("$sqlload$ $sqlload1$")).toBe("$sqlload2$$sqlload$ $sqlload1$$sqlload2$");
   });
 
   it("writes dates and timestamps Postgres reads in any era", () => {

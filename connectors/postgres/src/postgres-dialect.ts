@@ -53,6 +53,16 @@ export function quoteLiteral(value: string): string {
   return `E'${value.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 
+/**
+ * `body` as a dollar-quoted string (`$q$…$q$`), whose tag appears nowhere in it: a body holding
+ * quoted names needs no escaping, whatever characters they hold.
+ */
+export function dollarQuote(body: string): string {
+  let tag = "$sqlload$";
+  for (let n = 1; body.includes(tag); n++) tag = `$sqlload${n}$`;
+  return `${tag}${body}${tag}`;
+}
+
 // ── Types ────────────────────────────────────────────────────────────────────────────────────
 
 /** How a value travels in COPY's binary format: the send/recv format of one Postgres type. */

@@ -2,7 +2,7 @@ import { RUN_LOG_TABLE, type RunLogReadOptions, type RunLogRow, runLogOrder, run
 import type pg from "pg";
 import { errorKind } from "./errors.js";
 import type { Queryable } from "./postgres-catalog.js";
-import { quoteIdent } from "./postgres-dialect.js";
+import { dollarQuote, quoteIdent, quoteLiteral } from "./postgres-dialect.js";
 
 /** The indexes a run log is created with (see ensureRunLogTable). */
 export const RUN_LOG_TABLE_INDEX = `${RUN_LOG_TABLE}_table_seq`;
@@ -30,21 +30,31 @@ export async function runLogExists(db: Queryable, schema: string): Promise<boole
  * look for its own run (`run_id`, instead of reading the whole log once per window). They are
  * created with the table and never after: `CREATE INDEX` on a log that other loads are writing to
  * waits for their commits, and two such waits deadlock (the README says how to add them to an
- * older log). One statement when the log exists, as `CREATE TABLE IF NOT EXISTS` was.
+ * older log). So the statements run only when the log is missing, decided by the server in one
+ * round trip (a `DO` block): one whether the log exists or not.
  */
 export async function ensureRunLogTable(db: Queryable, schema: string): Promise<void> {
-  if (await runLogExists(db, schema)) return;
+  await db.query(ensureRunLogSql(schema));
+}
+
+/** The statement of ensureRunLogTable: one simple-protocol statement, so it may join others in one query. */
+export function ensureRunLogSql(schema: string): string {
   const log = runLogName(schema);
-  await db.query(`CREATE TABLE IF NOT EXISTS ${log} (
-  seq bigserial PRIMARY KEY,
-  run_id text NOT NULL,
-  table_name text NOT NULL,
-  at timestamptz NOT NULL,
-  format_version integer NOT NULL,
-  body text NOT NULL
-)`);
-  await db.query(`CREATE INDEX IF NOT EXISTS ${quoteIdent(RUN_LOG_TABLE_INDEX)} ON ${log} (table_name, seq)`);
-  await db.query(`CREATE INDEX IF NOT EXISTS ${quoteIdent(RUN_LOG_RUN_INDEX)} ON ${log} (run_id)`);
+  const body = `BEGIN
+  IF to_regclass(${quoteLiteral(log)}) IS NULL THEN
+    CREATE TABLE ${log} (
+      seq bigserial PRIMARY KEY,
+      run_id text NOT NULL,
+      table_name text NOT NULL,
+      at timestamptz NOT NULL,
+      format_version integer NOT NULL,
+      body text NOT NULL
+    );
+    CREATE INDEX ${quoteIdent(RUN_LOG_TABLE_INDEX)} ON ${log} (table_name, seq);
+    CREATE INDEX ${quoteIdent(RUN_LOG_RUN_INDEX)} ON ${log} (run_id);
+  END IF;
+END`;
+  return `DO ${dollarQuote(body)}`;
 }
 
 export function insertRunLogSql(schema: string): string {

@@ -36,7 +36,7 @@ import {
   sortsByCodePoint,
 } from "./postgres-dialect.js";
 import { dropReloadBuild, reloadBuildTable, swapReloadBuild } from "./postgres-reload-build.js";
-import { ensureRunLogTable, readRunLog } from "./postgres-run-log.js";
+import { ensureRunLogSql, ensureRunLogTable, readRunLog } from "./postgres-run-log.js";
 import { describeTargetTable, type TargetTableFacts } from "./postgres-target-table.js";
 
 /** Whether the table already has `column` in a type its values fit into: ensureTable changes nothing for it. */
@@ -151,13 +151,18 @@ export class PostgresTarget implements TargetConnection {
       const table = await this.facts(client, ref);
       if (table?.runLog && columns.every((c) => fits(c, table.columns))) return plain(table.columns);
       this.held.forget(ref);
-      await client.query("BEGIN");
+      // Statements without parameters go together, several to a round trip (the simple protocol):
+      // a first load's DDL is most of what it does before its first row.
+      const schemaLock = lockKey({ schema: ref.schema, name: "" });
       try {
-        await client.query("SELECT pg_advisory_xact_lock($1::int8)", [lockKey({ schema: ref.schema, name: "" }).toString()]);
-        await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`);
+        await client.query(
+          `BEGIN; SELECT pg_advisory_xact_lock((${schemaLock})::int8); CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`,
+        );
         const existing = await describePg(client, ref);
         if (!existing) {
-          await client.query(`CREATE TABLE ${qualifiedName(ref)} (${columnDefinitions(columns)})`);
+          await client.query(
+            `CREATE TABLE ${qualifiedName(ref)} (${columnDefinitions(columns)}); ${ensureRunLogSql(ref.schema)}`,
+          );
         } else {
           const byName = new Map(existing.map((c) => [c.name, c]));
           const widen: Column[] = [];
@@ -186,7 +191,7 @@ export class PostgresTarget implements TargetConnection {
             );
           }
         }
-        await ensureRunLogTable(client, ref.schema);
+        if (existing) await ensureRunLogTable(client, ref.schema);
         const after = (await describePg(client, ref)) ?? [];
         await client.query("COMMIT");
         return plain(after);

@@ -131,6 +131,26 @@ describe("a table held by its lock", () => {
     expect((await target.ensureTable(live, rebuilt, {})).map((c) => c.name)).toEqual(["id", "at", "added"]);
   });
 
+  it("is created, with its schema and the schema's run log, in six round trips", async () => {
+    const fresh = { schema: "fresh_schema", name: "first_load" };
+    const sent = await statements(async () => {
+      await target.ensureTable(fresh, COLUMNS, {});
+    });
+    // Look; lock and schema; look again under the lock; table and log; the columns made; commit.
+    expect(sent).toHaveLength(6);
+    expect(sent[1]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*\); CREATE SCHEMA IF NOT EXISTS "fresh_schema"$/);
+    expect(sent[3]).toMatch(/^CREATE TABLE "fresh_schema"."first_load" .*; DO \$sqlload\$/s);
+    const indexes = await rows(sql, "SELECT indexname FROM pg_indexes WHERE schemaname = 'fresh_schema' ORDER BY 1");
+    expect(indexes).toEqual([
+      { indexname: "_sqlload_runs_pkey" },
+      { indexname: "_sqlload_runs_run_id" },
+      { indexname: "_sqlload_runs_table_seq" },
+    ]);
+    // A second table of the schema finds the log there: the same statement leaves it alone.
+    await target.ensureTable({ schema: "fresh_schema", name: "second" }, COLUMNS, {});
+    expect(await rows(sql, "SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = 'fresh_schema'")).toEqual([{ n: 3 }]);
+  });
+
   it("is described at every request when not held (plan), as before", async () => {
     const sent = await statements(() => load(ref, COLUMNS, "run-2"));
     expect(describes(sent)).toBeGreaterThanOrEqual(4);
