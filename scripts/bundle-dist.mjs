@@ -19,9 +19,14 @@
 // (packages/core/src/start-up/require-compiled.ts): parsing and compiling such a client again was
 // most of what loading it cost a run.
 //
+// A package may build its own code that way too (`"sqlloadBuild": {"cached": true}`): each entry is
+// then one CommonJS file at dist's root, `<entry>.cjs`, with everything it imports built in but
+// Node's own modules, and `<entry>.js` is the module standing in for it. Node 20 keeps no compiled
+// code for ES modules, and core alone is some 200 kB that every command parsed again.
+//
 //   node ../../scripts/bundle-dist.mjs        (from the package's folder, after `tsc --emitDeclarationOnly`)
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
@@ -67,6 +72,7 @@ if (typeof commands === "string") {
 if (entries.size === 0) throw new Error(`${pkg.name}: no entry points in package.json exports`);
 
 const inline = pkg.sqlloadBuild?.inline ?? [];
+const cached = pkg.sqlloadBuild?.cached === true;
 const declared = new Set(Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.optionalDependencies }));
 const packageName = (id) =>
   id
@@ -129,7 +135,7 @@ const VENDOR = "\0sqlload-vendor:";
 const requireHere = createRequire(join(root, "package.json"));
 const vendorFile = (name) => `vendor/${name.replace(/^@/, "").replace(/\//g, "-")}.cjs`;
 const vendorModules = [];
-for (const name of inline) {
+for (const name of cached ? [] : inline) {
   const build = await rolldown({ ...common, input: requireHere.resolve(name) });
   // One file, even where the client imports one of its own modules lazily (oclif does).
   const { output } = await build.write({
@@ -180,18 +186,56 @@ function vendorShim(name) {
   ].join("\n");
 }
 
+// A cached package's entries: one CommonJS file each, which may import nothing but Node's own
+// modules (CommonJS cannot require an ES module on Node 20), and the module standing in for it.
+const CACHED = "\0sqlload-cached:";
+if (cached) {
+  for (const [name, source] of entries) {
+    const file = join(root, "dist", `${name}.cjs`);
+    const build = await rolldown({
+      ...common,
+      input: source,
+      external: (id, importer) => {
+        if (id.startsWith("node:")) return true;
+        if (common.external(id, importer) && !builtinModules.includes(id))
+          throw new Error(`${pkg.name}: ${id}: a cached package may import only Node's modules and what it builds in`);
+        return builtinModules.includes(id);
+      },
+    });
+    const { output } = await build.write({ file, format: "cjs", exports: "named", codeSplitting: false });
+    await build.close();
+    for (const chunk of output) if (chunk.type === "chunk") vendorModules.push(...chunk.moduleIds);
+    routeDynamicImports(file);
+  }
+}
+
+/** The module standing in for a cached entry: its exports, loaded from `<entry>.cjs` through the code cache. */
+function cachedShim(name) {
+  const file = `./${name.split("/").pop()}.cjs`;
+  const exports = requireHere(join(root, "dist", `${name}.cjs`));
+  const names = Object.keys(exports).filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
+  return [
+    `import { requireCompiled } from ${JSON.stringify(requireCompiled)};`,
+    `const entry = requireCompiled(new URL(${JSON.stringify(file)}, import.meta.url), (specifier) => import(specifier));`,
+    "default" in exports ? "export default entry.default;" : "",
+    names.length > 0 ? `export const { ${names.join(", ")} } = entry;` : "",
+  ].join("\n");
+}
+
 const bundle = await rolldown({
   ...common,
-  input: Object.fromEntries(entries),
+  input: Object.fromEntries([...entries].map(([name, source]) => [name, cached ? CACHED + name : source])),
   plugins: [
     {
       name: "sqlload-vendor",
       resolveId(id) {
+        if (id.startsWith(CACHED)) return id;
         if (!inline.includes(packageName(id))) return null;
         if (id !== packageName(id)) throw new Error(`${pkg.name}: ${id}: import the inlined package ${packageName(id)} itself`);
         return VENDOR + id;
       },
       load(id) {
+        if (id.startsWith(CACHED)) return cachedShim(id.slice(CACHED.length));
         return id.startsWith(VENDOR) ? vendorShim(id.slice(VENDOR.length)) : null;
       },
     },

@@ -36,24 +36,26 @@ describe("published packages", () => {
   );
 
   // Start-up reads a few files per package, not one per module (scripts/bundle-dist.mjs); a client
-  // built in is one CommonJS file in dist/vendor/, loaded through V8's code cache.
+  // built in is one CommonJS file in dist/vendor/, and a cached package's entry one beside it,
+  // loaded through V8's code cache.
   it.each(published.map((p) => [p.manifest.name, p] as const))(
     "%s ships its JavaScript bundled: its entries, their chunks and its built-in clients",
     (_name, { dir }) => {
       const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest & {
         oclif?: { commands?: string };
-        sqlloadBuild?: { inline?: string[]; entries?: string[] };
+        sqlloadBuild?: { inline?: string[]; entries?: string[]; cached?: boolean };
       };
-      const vendor = (manifest.sqlloadBuild?.inline ?? []).map(
-        (name) => `vendor/${name.replace(/^@/, "").replace(/\//g, "-")}.cjs`,
-      );
-      const all = readdirSync(join(dir, "dist"), { recursive: true }) as string[];
-      expect(all.filter((f) => f.endsWith(".cjs")).sort()).toEqual([...vendor].sort());
       const entries = Object.values(manifest.exports ?? {})
         .map((target) => (typeof target === "string" ? target : (target as { import?: string }).import))
         .filter((file): file is string => file?.endsWith(".js") === true)
         .concat(manifest.sqlloadBuild?.entries ?? [])
         .map((file) => file.replace(/^\.\/dist\//, ""));
+      // A cached package is one CommonJS file per entry, its built-in clients inside.
+      const commonJs = manifest.sqlloadBuild?.cached
+        ? entries.map((entry) => entry.replace(/\.js$/, ".cjs"))
+        : (manifest.sqlloadBuild?.inline ?? []).map((name) => `vendor/${name.replace(/^@/, "").replace(/\//g, "-")}.cjs`);
+      const all = readdirSync(join(dir, "dist"), { recursive: true }) as string[];
+      expect(all.filter((f) => f.endsWith(".cjs")).sort()).toEqual([...commonJs].sort());
       const files = all.filter((f) => f.endsWith(".js"));
       const commands = manifest.oclif?.commands ? files.filter((f) => f.startsWith("commands/")) : [];
       expect(files.filter((f) => !entries.includes(f) && !commands.includes(f) && !/^chunk-[\w-]+\.js$/.test(f))).toEqual([]);

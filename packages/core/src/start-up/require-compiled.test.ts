@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachePath, DYNAMIC_IMPORT, requireCompiled } from "./require-compiled.js";
+import { cachePath, DYNAMIC_IMPORT, requireCompiled, writeCompileCaches } from "./require-compiled.js";
 
 let dir: string;
 let cache: string;
@@ -27,7 +27,12 @@ function write(body: string, name = `m${Math.random().toString(36).slice(2)}.cjs
   writeFileSync(file, body);
   return file;
 }
-const load = (file: string) => requireCompiled(pathToFileURL(file)) as Record<string, unknown>;
+/** Loads `file`, then writes the caches the process would write at exit. */
+const load = (file: string) => {
+  const loaded = requireCompiled(pathToFileURL(file)) as Record<string, unknown>;
+  writeCompileCaches();
+  return loaded;
+};
 const cached = () => readdirSync(cache).filter((f) => f.endsWith(".v8"));
 
 describe("requireCompiled", () => {
@@ -56,6 +61,7 @@ describe("requireCompiled", () => {
         first: Promise<{ id: string }>;
         later: () => Promise<{ id: string }>;
       };
+      writeCompileCaches();
       await expect(loaded.first).resolves.toMatchObject({ id: "load" });
       await expect(loaded.later()).resolves.toMatchObject({ id: "load" });
     }
@@ -65,6 +71,22 @@ describe("requireCompiled", () => {
       later: () => Promise<unknown>;
     };
     await expect(bare.later()).rejects.toThrow(/passed no import\(\)/);
+  });
+
+  it("keeps, once the process has run, the code of the functions it called after loading too", () => {
+    // A function that only runs after loading, as most of a command's do.
+    const body = `exports.later = (n) => { let s = 0; for (let i = 0; i < n; i++) s += [i, i * 2, i * 3].map((x) => x % 7).reduce((a, b) => a + b, 0); return s; };`;
+    const sizes = [false, true].map((call) => {
+      const file = write(body);
+      const loaded = requireCompiled(pathToFileURL(file)) as { later: (n: number) => number };
+      if (call) expect(loaded.later(10)).toBe(81);
+      writeCompileCaches();
+      const written = cached().map((f) => statSync(join(cache, f)));
+      const newest = written.sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
+      rmSync(cache, { recursive: true, force: true });
+      return newest?.size ?? 0;
+    });
+    expect(sizes[1]).toBeGreaterThan(sizes[0] ?? 0);
   });
 
   it("gives module.exports replaced by the file", () => {

@@ -16,9 +16,9 @@ export const DYNAMIC_IMPORT = "__sqlloadImport";
  * hundred kilobytes of JavaScript that every run parses and compiles again before doing any work;
  * for the DuckDB client that was 40–60 ms of a no-op load, 13–18 ms from V8's code cache. Node 20
  * keeps no such cache itself (`module.enableCompileCache` came in Node 22), so this does what it
- * does, through Node's documented `vm.Script` `cachedData`: the first run compiles and writes the
- * cache, later runs hand it back to V8, which checks it against the source and its own version and
- * flags and compiles afresh when it does not match.
+ * does, through Node's documented `vm.Script` `cachedData`: the first run compiles and, as it exits,
+ * writes the cache; later runs hand it back to V8, which checks it against the source and its own
+ * version and flags and compiles afresh when it does not match.
  *
  * The cache is a file per source (named by a hash of Node's version, the path and the content) in
  * `$SQLLOAD_COMPILE_CACHE`, else a folder of the user's own in the temporary folder; `0` turns it
@@ -63,9 +63,26 @@ export function requireCompiled(url: URL, importModule?: (specifier: string) => 
     importModule ?? noImport,
   );
   module.loaded = true;
-  // Made after the code ran, the cache holds the functions loading compiled too.
-  if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) writeCache(cacheFile, script.createCachedData());
+  if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) writeAtExit(cacheFile, script);
   return module.exports;
+}
+
+const unwritten = new Map<string, Script>();
+
+/**
+ * V8 compiles most functions when they are first called, not when the file loads, and a cache
+ * holds the code compiled when it is made: made at exit, it holds what the whole run compiled (the
+ * functions a command calls as well as those loading runs), as Node 22's own compile cache does.
+ */
+function writeAtExit(file: string, script: Script): void {
+  if (unwritten.size === 0) process.once("exit", writeCompileCaches);
+  unwritten.set(file, script);
+}
+
+/** Writes now the caches `requireCompiled` would write at exit (for tests, and for processes that end otherwise). */
+export function writeCompileCaches(): void {
+  for (const [file, script] of unwritten) writeCache(file, script.createCachedData());
+  unwritten.clear();
 }
 
 /**
