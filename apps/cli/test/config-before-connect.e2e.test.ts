@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
@@ -124,4 +125,30 @@ describe("flags are validated before any target opens", () => {
     expect(result.stderr).toContain("SL204");
     expect(existsSync(join(p.dir, "w.duckdb"))).toBe(false);
   });
+});
+
+describe("a load whose checks fail", () => {
+  it("exits at once with the error, though its Postgres target does not answer", async () => {
+    // A server that takes the connection and never answers: opening the target would wait on it.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const p = new TestProject({ t: { columns: ints } }, `[sources.src.tables.t]\ncursor_column = "nope"\n`);
+      p.rows("t", [{ id: 1n, v: "a" }]);
+      const toml = join(p.dir, "sqlload.toml");
+      writeFileSync(
+        toml,
+        readFileSync(toml, "utf8").replace(
+          'connector = "duckdb"\npath = "w.duckdb"',
+          `connector = "postgres"\nurl = "postgresql://postgres@127.0.0.1:${port}/warehouse"`,
+        ),
+      );
+      const result = await p.run("load");
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain('cursor column "nope"');
+    } finally {
+      silent.close();
+    }
+  }, 60_000);
 });

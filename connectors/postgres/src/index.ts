@@ -38,8 +38,8 @@ export default defineConnector({
   source: createPostgresSource,
   target: createPostgresTarget,
   targetCapabilities: PostgresTarget.capabilities,
-  // Opening it connects, and creates nothing until a table is loaded.
-  targetOpenIsInert: () => true,
+  // No `targetOpenIsInert`: opening creates nothing, but a server that does not answer would hold
+  // a run whose checks already failed until the connection gave up.
 });
 
 export { errorKind, toSqlloadError } from "./errors.js";

@@ -70,11 +70,12 @@ export interface Connector {
    */
   readonly targetCapabilities?: (options: Readonly<Record<string, unknown>>) => TargetCapabilities | undefined;
   /**
-   * Whether opening the target in this context changes nothing a user could see: it connects to
-   * a server, or opens a DuckDB file that already exists. A run may then open the target while it
-   * checks the tables, overlapping the two connections, and close it unused when a check fails.
-   * Absent or false: the target opens once the checks pass (opening a DuckDB file that does not
-   * exist yet creates it; a cloud warehouse may start compute).
+   * Whether opening the target in this context changes nothing a user could see and settles at
+   * once: a DuckDB file that already exists. A run may then open the target while it checks the
+   * tables, overlapping the two, and close it unused when a check fails. Absent or false: the
+   * target opens once the checks pass (opening a DuckDB file that does not exist yet creates it; a
+   * cloud warehouse may start compute; a server that does not answer would hold a run that already
+   * failed its checks until the connection gave up).
    */
   readonly targetOpenIsInert?: (context: ConnectorContext) => boolean;
 }
