@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { expect, it } from "vitest";
+import { sqlload } from "./cli.js";
+import { TestProject } from "./project.js";
 
 // Every run loads its connectors' entries (pnpm build); what they evaluate on load, every run pays.
 const here = dirname(fileURLToPath(import.meta.url));
@@ -89,6 +91,34 @@ it("runs a command with oclif loaded from the code cache the first run wrote", (
     // V8 took every cache: none was compiled and written again.
     expect(readdirSync(cache).sort()).toEqual(files);
     expect(files.map((f) => statSync(join(cache, f)).ino)).toEqual(inodes);
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+});
+
+// A cache is written when the run that lacked it exits, with what that run compiled; the first
+// command after an upgrade is often a short one (`--version`, `check`), whose caches a load replaces.
+it("keeps a short command's compiled code apart, and the first load's in its place", async () => {
+  const cache = mkdtempSync(join(tmpdir(), "sqlload-compile-cache-test-"));
+  const p = new TestProject({ t: { columns: { id: "bigint" } } }, `[sources.src.tables.t]\ncursor_column = "id"\n`);
+  p.rows("t", [{ id: 1n }]);
+  const env = { SQLLOAD_COMPILE_CACHE: cache };
+  try {
+    expect((await sqlload(["--version"], { cwd: p.dir, env })).code).toBe(0);
+    const short = readdirSync(cache);
+    expect(short.length).toBeGreaterThan(0);
+    expect(short.filter((f) => !f.endsWith(".part.v8"))).toEqual([]);
+    const loaded = await sqlload(["load"], { cwd: p.dir, env });
+    expect(loaded.code, loaded.stderr).toBe(0);
+    const whole = readdirSync(cache).sort();
+    expect(whole.filter((f) => f.endsWith(".part.v8"))).toEqual([]);
+    expect(whole.length).toBeGreaterThan(short.length);
+    // Whole caches serve every later run, short or not, and none writes them again.
+    const inodes = whole.map((f) => statSync(join(cache, f)).ino);
+    expect((await sqlload(["--version"], { cwd: p.dir, env })).code).toBe(0);
+    expect((await sqlload(["load"], { cwd: p.dir, env })).code).toBe(0);
+    expect(readdirSync(cache).sort()).toEqual(whole);
+    expect(whole.map((f) => statSync(join(cache, f)).ino)).toEqual(inodes);
   } finally {
     rmSync(cache, { recursive: true, force: true });
   }

@@ -181,6 +181,7 @@ export {
 export { type RunTableArgs, runPrepared, runTable } from "./run/run-table.js";
 export { type Selectable, selectTables } from "./run/select-tables.js";
 export { cursorOrderBy, type RangeDialect, type RangePredicateOptions, rangePredicate } from "./sql/range-predicate.js";
+export { keepWholeRunsCode } from "./start-up/require-compiled.js";
 export { appendRunLogRecord } from "./state/append-record.js";
 export { isJson, type Json } from "./state/json.js";
 export { type HistoryEntry, type LoggedPosition, logDisagreesWithData, loggedPosition } from "./state/logged-state.js";

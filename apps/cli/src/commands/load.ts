@@ -5,6 +5,7 @@ import {
   eventToJSON,
   formatCount,
   formatCursor,
+  keepWholeRunsCode,
   type LoadResult,
   loadUntilCaughtUp,
   type PassLoopResult,
@@ -98,6 +99,8 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
   };
 
   async run(): Promise<void> {
+    // A load runs what the next loads will: the compiled code it keeps replaces what a shorter command kept.
+    keepWholeRunsCode();
     const { flags, argv } = await this.parse(Load);
     const { session, config } = await this.openProject(flags.project);
     const controller = new AbortController();

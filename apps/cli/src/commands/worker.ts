@@ -1,4 +1,5 @@
 import { Flags } from "@oclif/core";
+import { keepWholeRunsCode } from "@sqlload/core";
 import { type PassOutcome, parseQueueUrl, startTableWorker } from "@sqlload/queue";
 import { projectVersion } from "../queue/project-version.js";
 import { runPass } from "../queue/run-pass.js";
@@ -34,6 +35,8 @@ SIGTERM (or Ctrl-C) stops taking jobs and lets the passes in flight commit and f
   };
 
   async run(): Promise<void> {
+    // A load runs what the next loads will: the compiled code it keeps replaces what a shorter command kept.
+    keepWholeRunsCode();
     const { flags } = await this.parse(Worker);
     const location = parseQueueUrl(flags.queue);
     this.secrets = [...this.secrets, ...secretOf(flags.queue)];

@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachePath, DYNAMIC_IMPORT, requireCompiled, writeCompileCaches } from "./require-compiled.js";
+import { cachePath, DYNAMIC_IMPORT, keepWholeRunsCode, requireCompiled, writeCompileCaches } from "./require-compiled.js";
 
 let dir: string;
 let cache: string;
@@ -15,6 +15,7 @@ beforeEach(() => {
   process.env.SQLLOAD_COMPILE_CACHE = cache;
 });
 afterEach(() => {
+  Reflect.deleteProperty(globalThis, Symbol.for("sqlload.compileCache.wholeRun"));
   if (saved === undefined) delete process.env.SQLLOAD_COMPILE_CACHE;
   else process.env.SQLLOAD_COMPILE_CACHE = saved;
   rmSync(dir, { recursive: true, force: true });
@@ -89,6 +90,29 @@ describe("requireCompiled", () => {
     expect(sizes[1]).toBeGreaterThan(sizes[0] ?? 0);
   });
 
+  it("keeps a shorter command's cache apart, and replaces it with the first whole run's", () => {
+    const file = write("exports.later = () => [1, 2].map((x) => x * 3);");
+    // `--version` or `check` first after an upgrade: a partial cache, where there was none.
+    load(file);
+    expect(cached()).toEqual([expect.stringMatching(/\.part\.v8$/)]);
+    const partial = statSync(join(cache, cached()[0]!)).ino;
+    load(file);
+    expect(statSync(join(cache, cached()[0]!)).ino).toBe(partial);
+    // Then a load: it starts from the partial cache and keeps a whole one in its place.
+    keepWholeRunsCode();
+    const loaded = requireCompiled(pathToFileURL(file)) as { later: () => number[] };
+    expect(loaded.later()).toEqual([3, 6]);
+    writeCompileCaches();
+    expect(cached()).toEqual([expect.stringMatching(/[0-9a-f]\.v8$/)]);
+    // Whole, it serves every later run, and none writes it again.
+    const whole = statSync(join(cache, cached()[0]!)).ino;
+    expect(load(file)).toMatchObject({});
+    expect(cached().map((f) => statSync(join(cache, f)).ino)).toEqual([whole]);
+    Reflect.deleteProperty(globalThis, Symbol.for("sqlload.compileCache.wholeRun"));
+    load(file);
+    expect(cached().map((f) => statSync(join(cache, f)).ino)).toEqual([whole]);
+  });
+
   it("gives module.exports replaced by the file", () => {
     expect(load(write("module.exports = function hello() { return 'hi'; };"))).toBeTypeOf("function");
   });
@@ -110,7 +134,8 @@ describe("requireCompiled", () => {
     mkdirSync(cache, { recursive: true, mode: 0o700 });
     writeFileSync(path, "not V8's code cache");
     expect(load(file)).toEqual({ ok: true });
-    expect(readFileSync(path).toString("latin1")).not.toBe("not V8's code cache");
+    // Replaced by what this run compiled (a partial cache: the run is not a whole one).
+    expect(cached()).toEqual([basename(path).replace(/\.v8$/, ".part.v8")]);
   });
 
   it("keeps one cache per file: a changed file replaces what its previous content left", () => {

@@ -37,11 +37,20 @@ export function requireCompiled(url: URL, importModule?: (specifier: string) => 
   const source = readFileSync(filename, "utf8");
   const cacheFile = cachePath(filename, source);
   let cachedData: Buffer | undefined;
+  let partial = false;
   if (cacheFile) {
-    try {
-      cachedData = readFileSync(cacheFile);
-    } catch {
-      // Not cached yet.
+    // A whole run's cache first, else what a shorter command kept (see keepWholeRunsCode).
+    for (const [file, part] of [
+      [cacheFile, false],
+      [partialPath(cacheFile), true],
+    ] as const) {
+      try {
+        cachedData = readFileSync(file);
+        partial = part;
+        break;
+      } catch {
+        // Not cached yet.
+      }
     }
   }
   // The wrapper Node puts around a CommonJS file, on the file's first line so positions stay right.
@@ -63,26 +72,50 @@ export function requireCompiled(url: URL, importModule?: (specifier: string) => 
     importModule ?? noImport,
   );
   module.loaded = true;
-  if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) writeAtExit(cacheFile, script);
+  const missing = cachedData === undefined || script.cachedDataRejected === true;
+  if (cacheFile && (missing || partial)) writeAtExit(cacheFile, script, missing);
   return module.exports;
 }
 
-const unwritten = new Map<string, Script>();
+/** Scripts whose cache is written at exit, and whether one is written even if the run is not a whole one. */
+const unwritten = new Map<string, { readonly script: Script; readonly missing: boolean }>();
 
 /**
  * V8 compiles most functions when they are first called, not when the file loads, and a cache
  * holds the code compiled when it is made: made at exit, it holds what the whole run compiled (the
  * functions a command calls as well as those loading runs), as Node 22's own compile cache does.
  */
-function writeAtExit(file: string, script: Script): void {
+function writeAtExit(file: string, script: Script, missing: boolean): void {
   if (unwritten.size === 0) process.once("exit", writeCompileCaches);
-  unwritten.set(file, script);
+  unwritten.set(file, { script, missing });
+}
+
+// Shared by every copy of this file a process loads (each package that builds in a client has one).
+const WHOLE_RUN = Symbol.for("sqlload.compileCache.wholeRun");
+
+/**
+ * Says that this process runs what later ones will (a load, not `--version` or `check`): the
+ * caches it writes at exit are then whole ones, which replace what a shorter command kept. Without
+ * it a run keeps a partial cache, and only where there is none: so whichever command comes first
+ * after an upgrade, the first load still keeps the code a load runs.
+ */
+export function keepWholeRunsCode(): void {
+  (globalThis as Record<symbol, unknown>)[WHOLE_RUN] = true;
 }
 
 /** Writes now the caches `requireCompiled` would write at exit (for tests, and for processes that end otherwise). */
 export function writeCompileCaches(): void {
-  for (const [file, script] of unwritten) writeCache(file, script.createCachedData());
+  const whole = (globalThis as Record<symbol, unknown>)[WHOLE_RUN] === true;
+  for (const [file, { script, missing }] of unwritten) {
+    if (whole) writeCache(file, script.createCachedData());
+    else if (missing) writeCache(partialPath(file), script.createCachedData());
+  }
   unwritten.clear();
+}
+
+/** Where a shorter command keeps its cache of a file whose whole cache would be `file`. */
+function partialPath(file: string): string {
+  return file.replace(/\.v8$/, ".part.v8");
 }
 
 /**
