@@ -99,8 +99,6 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
   };
 
   async run(): Promise<void> {
-    // A load runs what the next loads will: the compiled code it keeps replaces what a shorter command kept.
-    keepWholeRunsCode();
     const { flags, argv } = await this.parse(Load);
     const { session, config } = await this.openProject(flags.project);
     const controller = new AbortController();
@@ -184,6 +182,9 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
         });
       }
       const result = outcome.last;
+      // A load that loaded a table ran what the next loads will: the compiled code it keeps at exit
+      // replaces what a shorter command (or a load stopped by its checks) kept.
+      if (result.results.some((r) => r.status === "loaded")) keepWholeRunsCode();
       const code = exitCodeForResults(result.results, controller.signal.aborted);
       if (!json) this.summary(result, outcome, (Date.now() - started) / 1000, looping);
       if (code !== ExitCode.ok) this.exit(code);
