@@ -8,13 +8,12 @@ import { targetPath } from "./duckdb-target-path.js";
 // Everything that loads the DuckDB client starts here: the connector imports this file only when
 // it opens a database, so a command that never opens one never loads DuckDB's native library.
 
+/** Returns once the file has begun opening: the target's `connect()` waits for the rest. */
 export async function openTarget(context: ConnectorContext): Promise<DuckDBTarget> {
   const path = targetPath(context.options);
   const native = context.options.native_file_reads !== false;
   const memory = memorySettings(context.options);
-  return withDatabase(await openDatabase(path, context.projectDir, "read_write", "target", memory), (db) =>
-    DuckDBTarget.open(db, native),
-  );
+  return DuckDBTarget.opening(openDatabase(path, context.projectDir, "read_write", "target", memory), native);
 }
 
 export async function openSource(context: ConnectorContext): Promise<DuckDBSource> {

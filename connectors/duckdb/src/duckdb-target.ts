@@ -34,44 +34,69 @@ import { selectRunLog } from "./duckdb-run-log.js";
 import { cursorFromDuckDB } from "./duckdb-values.js";
 import { wrapDuckDBError } from "./errors.js";
 
+/** The open file and the connection metadata goes through. */
+interface Opened {
+  readonly db: DuckDBDatabase;
+  readonly connection: DuckDBConnection;
+}
+
 /**
  * The DuckDB target. Metadata goes through one connection; each commit unit gets a connection
  * and a transaction of its own. No `lockTable`: DuckDB lets one process at a time open a file for
  * writing, so another run cannot reach the table while this one holds the file (its open fails
  * with SL306).
+ *
+ * Made while its file is still opening (DuckDB opens it on a thread of its own, some 20 ms):
+ * `connect()` waits for the file and reports its failure; every other method waits for it too.
  */
 export class DuckDBTarget implements TargetConnection {
   private constructor(
-    private readonly db: DuckDBDatabase,
-    private readonly connection: DuckDBConnection,
+    private readonly opened: Promise<Opened>,
     readonly capabilities: TargetCapabilities,
   ) {}
 
-  static async open(db: DuckDBDatabase, nativeFileReads = true): Promise<DuckDBTarget> {
-    return new DuckDBTarget(db, await db.connect(), duckdbTargetCapabilities(nativeFileReads));
+  /** A target on the database `opening` gives, which has begun opening its file. */
+  static opening(opening: Promise<DuckDBDatabase>, nativeFileReads = true): DuckDBTarget {
+    const opened = opening.then(async (db) => {
+      try {
+        return { db, connection: await db.connect() };
+      } catch (error) {
+        await db.release();
+        throw error;
+      }
+    });
+    // Reported by connect() or the first use, whichever comes.
+    opened.catch(() => {});
+    return new DuckDBTarget(opened, duckdbTargetCapabilities(nativeFileReads));
+  }
+
+  async connect(): Promise<void> {
+    await this.opened;
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
+    const { connection } = await this.opened;
     return this.guard(ref, "reading the columns of", async () => {
-      const columns = await describeRelation(this.connection, ref.schema, ref.name);
+      const columns = await describeRelation(connection, ref.schema, ref.name);
       if (!columns) return null;
       return {
         columns: columns.map(toColumn),
-        collations: await columnCollations(this.connection, ref.schema, ref.name, columns),
+        collations: await columnCollations(connection, ref.schema, ref.name, columns),
       };
     });
   }
 
   async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
+    const { connection } = await this.opened;
     return this.guard(ref, "reading the maximum of", async () => {
       // max() on VARCHAR compares bytes, which for UTF-8 is code point order. DuckDB's binder
       // matches the name as the catalog does (case-insensitively) and max() keeps the column's
       // type, so the table is described only when the query fails: to tell a missing column.
       let reader: DuckDBResultReader;
       try {
-        reader = await this.connection.runAndReadAll(`SELECT max(${quoteIdent(column)}) AS m FROM ${qualifiedTable(ref)}`);
+        reader = await connection.runAndReadAll(`SELECT max(${quoteIdent(column)}) AS m FROM ${qualifiedTable(ref)}`);
       } catch (error) {
-        const columns = await relationTypes(this.connection, ref.schema, ref.name);
+        const columns = await relationTypes(connection, ref.schema, ref.name);
         if (!columns || !findColumn(columns, column)) return null;
         throw error;
       }
@@ -103,9 +128,10 @@ export class DuckDBTarget implements TargetConnection {
   ): Promise<readonly Column[]> {
     // A connection of its own: a transaction on the shared metadata connection would take in the
     // statements other tables' loads run on it meanwhile.
-    return this.db.serialize(() =>
+    const { db } = await this.opened;
+    return db.serialize(() =>
       this.guard(ref, "creating or evolving", async () => {
-        const connection = await this.db.connect();
+        const connection = await db.connect();
         try {
           const existing = await describeRelation(connection, ref.schema, ref.name);
           const statements = existing ? evolveStatements(ref, existing, columns) : createStatements(ref, columns);
@@ -121,36 +147,41 @@ export class DuckDBTarget implements TargetConnection {
           }
           return ((await describeRelation(connection, ref.schema, ref.name)) ?? []).map(toColumn);
         } finally {
-          this.db.disconnect(connection);
+          db.disconnect(connection);
         }
       }),
     );
   }
 
-  begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
-    return beginCommitUnit(this.db, ref, options);
+  async begin(ref: TargetTableRef, options: CommitUnitOptions): Promise<CommitUnit> {
+    return beginCommitUnit((await this.opened).db, ref, options);
   }
 
   reloadBuildTable(ref: TargetTableRef): TargetTableRef {
     return reloadBuildTable(ref);
   }
 
-  swapReloadBuild(ref: TargetTableRef, row: RunLogRow): Promise<void> {
-    return this.guard(ref, "swapping in the reload of", () => swapReloadBuild(this.db, ref, row));
+  async swapReloadBuild(ref: TargetTableRef, row: RunLogRow): Promise<void> {
+    const { db } = await this.opened;
+    return this.guard(ref, "swapping in the reload of", () => swapReloadBuild(db, ref, row));
   }
 
-  dropReloadBuild(ref: TargetTableRef): Promise<void> {
-    return this.guard(ref, "dropping the reload build of", () => dropReloadBuild(this.db, ref));
+  async dropReloadBuild(ref: TargetTableRef): Promise<void> {
+    const { db } = await this.opened;
+    return this.guard(ref, "dropping the reload build of", () => dropReloadBuild(db, ref));
   }
 
-  readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
+  async readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
+    const { connection } = await this.opened;
     return this.guard(ref, "reading the run log of", () =>
-      selectRunLog(this.connection, ref.schema, ref.name, { last: options?.last }),
+      selectRunLog(connection, ref.schema, ref.name, { last: options?.last }),
     );
   }
 
   async close(): Promise<void> {
-    await this.db.release();
+    // A file that failed to open has released itself.
+    const opened = await this.opened.catch(() => undefined);
+    await opened?.db.release();
   }
 
   private async guard<T>(ref: TargetTableRef, what: string, work: () => Promise<T>): Promise<T> {

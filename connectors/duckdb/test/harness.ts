@@ -25,7 +25,15 @@ export async function openTarget(
   options: Record<string, unknown> = {},
 ): Promise<TargetConnection> {
   if (!connector.target) throw new Error("no target");
-  return connector.target({ options: { path, ...options }, projectDir, schema: "raw" });
+  // Reached as core reaches it (ProjectSession): the file's open fails here, not at its first use.
+  const target = await connector.target({ options: { path, ...options }, projectDir, schema: "raw" });
+  try {
+    await target.connect?.();
+  } catch (error) {
+    await target.close();
+    throw error;
+  }
+  return target;
 }
 
 export async function openSource(projectDir: string, path = "warehouse.duckdb"): Promise<SourceConnection> {

@@ -14,6 +14,7 @@ import {
 } from "@sqlload/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BATCH_BYTES, BATCH_ROWS } from "../src/duckdb-batches.js";
+import connector from "../src/index.js";
 import { batch, col, load, openSource, openTarget, t, tempProject } from "./harness.js";
 
 let project: ReturnType<typeof tempProject>;
@@ -315,6 +316,13 @@ it("reports a file held by another process as SL306 (retryable), a missing file 
       child.on("exit", (code) => reject(new Error(`holder exited with ${code}`)));
     });
     await expect(openTarget(project.dir, "held.duckdb")).rejects.toMatchObject({ code: "SL306", retryable: true });
+    // The connector's open returns while the file is still opening (core reaches it beside the
+    // checks): the failure comes from connect(), and from any use, and close() then has nothing to do.
+    if (!connector.target) throw new Error("no target");
+    const opening = await connector.target({ options: { path: "held.duckdb" }, projectDir: project.dir, schema: "raw" });
+    await expect(opening.describeTable({ schema: "raw", name: "t" })).rejects.toMatchObject({ code: "SL306" });
+    await expect(opening.connect?.()).rejects.toMatchObject({ code: "SL306", retryable: true });
+    await opening.close();
   } finally {
     child.kill();
   }

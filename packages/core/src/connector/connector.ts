@@ -71,8 +71,9 @@ export interface Connector {
   readonly targetCapabilities?: (options: Readonly<Record<string, unknown>>) => TargetCapabilities | undefined;
   /**
    * Whether opening the target in this context changes nothing a user could see and settles at
-   * once: a DuckDB file that already exists. A run may then open the target while it checks the
-   * tables, overlapping the two, and close it unused when a check fails. Absent or false: the
+   * once: a DuckDB file that already exists. A run may then open the target before it checks the
+   * tables, and close it unused when a check fails: it waits for `target()`, then checks while the
+   * connection's `connect()` completes (ProjectSession.openTargetEarly). Absent or false: the
    * target opens once the checks pass (opening a DuckDB file that does not exist yet creates it; a
    * cloud warehouse may start compute; a server that does not answer would hold a run that already
    * failed its checks until the connection gave up).

@@ -17,6 +17,7 @@ import { reloadInProgress } from "../state/reload-progress.js";
 import { pendingRollback } from "../state/rollback.js";
 import type { RunLogRow } from "../state/run-log.js";
 import { commitSchedule } from "./commit-schedule.js";
+import type { EarlyTargetReads } from "./early-target-reads.js";
 import { readPath, readPathNote } from "./file-scan-path.js";
 import { mergeTableSettings } from "./merge-settings.js";
 import type { ProjectTable } from "./project-session.js";
@@ -76,6 +77,8 @@ export async function prepareTable(args: {
   runId?: string | undefined;
   /** The source's answer to `sourceRequest(table.config)`, when the caller asked while the target opened. */
   described?: SourceTableInfo | undefined;
+  /** The target's description and newest run-log records, when the caller began reading them during the checks. */
+  early?: EarlyTargetReads | undefined;
 }): Promise<PreparedTable> {
   const { table, source, target, flags, now } = args;
   const config = table.config;
@@ -84,7 +87,7 @@ export async function prepareTable(args: {
   const info = args.described ?? (await source.describeTable(baseRequest));
   const settings = mergeTableSettings(config.settings, info.settings, config.where, `${config.source}.${config.ref.key}`);
   const request: SourceTableRequest = { ...baseRequest, cursorColumn: settings.cursorColumn, columns: settings.columns };
-  const targetInfo = await target.describeTable(config.target);
+  const targetInfo = await (args.early?.info ?? target.describeTable(config.target));
   const targetColumns = targetInfo?.columns;
   const cursor = settings.cursorColumn ? resolveCursor(settings, info, targetColumns, name) : undefined;
   checkColumnsExist(settings, info.columns, name);
@@ -102,7 +105,9 @@ export async function prepareTable(args: {
       window: cursor ? lastWindow(logged, cursor.kind) : undefined,
     };
   };
-  const log = readsLog ? await readLoggedPosition(target, config.target, args.pendingRecords ?? [], walks) : undefined;
+  const log = readsLog
+    ? await readLoggedPosition(target, config.target, args.pendingRecords ?? [], walks, args.early?.newest)
+    : undefined;
   const position = log?.position;
   const strategy = settings.writeStrategy ?? (settings.cursorColumn ? "delete_insert" : "replace");
   // A resumable reload's build stands in for the table: its columns, its maximum, its position.

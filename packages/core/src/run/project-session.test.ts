@@ -111,6 +111,44 @@ describe("ProjectSession.openTargetEarly", () => {
     }
   });
 
+  it("settles once the connector's open has, while the connection is still being reached, and never rejects", async () => {
+    let reached!: () => void;
+    const reaching = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let opened = false;
+    const warehouse = defineConnector({
+      manifest: { name: "warehouse", version: "1.0.0" },
+      targetOpenIsInert: () => true,
+      target: async () => {
+        // A driver loading, then a file beginning to open.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        opened = true;
+        return Object.assign(new MemoryTarget(), { connect: () => reaching });
+      },
+    });
+    const s = new ProjectSession(config, () => warehouse);
+    await s.openTargetEarly();
+    expect(opened).toBe(true);
+    let connected = false;
+    const connection = s.targetConnection().then((c) => {
+      connected = true;
+      return c;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(connected).toBe(false);
+    reached();
+    await expect(connection).resolves.toBeInstanceOf(MemoryTarget);
+    // A refused open settles it too: targetConnection reports (and retries) it.
+    const refused = early(true, [
+      () => {
+        throw new SqlloadError("SL305", "password authentication failed");
+      },
+    ]);
+    await expect(refused.session.openTargetEarly()).resolves.toBeUndefined();
+    await expect(refused.session.targetConnection()).rejects.toThrow(/password authentication failed/);
+  });
+
   it("closes a target opened early that nothing used (a check failed)", async () => {
     const { session: s, opened, closed } = early(true);
     s.openTargetEarly();

@@ -97,18 +97,35 @@ export class ProjectSession {
   }
 
   /**
-   * Begins opening the target now, while the command still checks its tables, when the target's
-   * connector says opening it changes nothing (`targetOpenIsInert`): the target's connection
-   * time then overlaps the sources'. One attempt, whose failure waits for `targetConnection`
-   * (which retries it as its first attempt); a check that fails closes it unused.
+   * Begins opening the target now, before the command checks its tables, when the target's
+   * connector says opening it changes nothing (`targetOpenIsInert`). One attempt, whose failure
+   * waits for `targetConnection` (which retries it as its first attempt); a check that fails
+   * closes it unused.
+   *
+   * Resolves (never rejects) once the connector's `target()` has settled, before the connection's
+   * `connect()` has: the checks then begin while the target is being reached. Why not at once: a
+   * connector's open runs on this thread until it waits (DuckDB loads its native library, some
+   * 20–40 ms), and begun beside the checks it held up the sources' replies instead of overlapping
+   * them; what it then waits for (DuckDB's file opening on a thread of its own, 20 ms) is what can
+   * overlap the sources' round trips, and the target's first reads with it (readTargetsEarly).
    */
-  openTargetEarly(): void {
-    if (this.target || this.early) return;
+  openTargetEarly(): Promise<void> {
+    if (this.target || this.early) return Promise.resolve();
     const config = this.config.target;
     const connector = this.connectors(config.connector);
-    if (!connector?.target || !connector.targetOpenIsInert?.(this.targetContext())) return;
-    this.early = this.targetAttempt()();
-    this.early.catch(() => {});
+    if (!connector?.target || !connector.targetOpenIsInert?.(this.targetContext())) return Promise.resolve();
+    let opened!: () => void;
+    const settled = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    this.early = this.targetAttempt()(opened);
+    this.early.then(opened, opened);
+    return settled;
+  }
+
+  /** The target's connection begun by `openTargetEarly` and not yet taken by `targetConnection`, if any. */
+  earlyTarget(): Promise<TargetConnection> | undefined {
+    return this.early;
   }
 
   private targetContext(): ConnectorContext {
@@ -116,8 +133,11 @@ export class ProjectSession {
     return { options: config.options, projectDir: this.config.dir, schema: config.schema };
   }
 
-  /** One attempt at opening the target: the connection, checked against its connector's declaration and reached. */
-  private targetAttempt(): () => Promise<TargetConnection> {
+  /**
+   * One attempt at opening the target: the connection, checked against its connector's
+   * declaration and reached; `opened` is called once the connector's `target()` has settled.
+   */
+  private targetAttempt(): (opened?: () => void) => Promise<TargetConnection> {
     const config = this.config.target;
     const connector = this.connector(config.connector);
     if (!connector.target)
@@ -125,21 +145,23 @@ export class ProjectSession {
     const declared = connector.targetCapabilities?.(config.options);
     const owner = `connector "${config.connector}"`;
     const open = connector.target;
-    return () =>
-      open(this.targetContext()).then(
-        (connection) => {
-          if (declared && JSON.stringify(declared) !== JSON.stringify({ ...declared, ...connection.capabilities })) {
-            refuse(owner, "target", ["its connection's capabilities differ from those its connector declares"]);
-          }
-          return connected(checkTargetConnection(connection, owner)).catch((error) => {
-            throw asSqlloadError(error, "SL305", `cannot connect to target ${config.connector}`);
-          });
-        },
-        (error) => {
-          // The connector says whether a failure is worth retrying (a refused connection is; a bad path is not).
-          throw asSqlloadError(error, "SL305", `cannot open target ${config.connector}`);
-        },
-      );
+    return (opened) =>
+      open(this.targetContext())
+        .finally(() => opened?.())
+        .then(
+          (connection) => {
+            if (declared && JSON.stringify(declared) !== JSON.stringify({ ...declared, ...connection.capabilities })) {
+              refuse(owner, "target", ["its connection's capabilities differ from those its connector declares"]);
+            }
+            return connected(checkTargetConnection(connection, owner)).catch((error) => {
+              throw asSqlloadError(error, "SL305", `cannot connect to target ${config.connector}`);
+            });
+          },
+          (error) => {
+            // The connector says whether a failure is worth retrying (a refused connection is; a bad path is not).
+            throw asSqlloadError(error, "SL305", `cannot open target ${config.connector}`);
+          },
+        );
   }
 
   /**

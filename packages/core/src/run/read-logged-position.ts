@@ -7,16 +7,19 @@ import type { RunLogRow } from "../state/run-log.js";
 /**
  * A table's logged position for a load, and what `walks` finds in its history: from the newest
  * records of its run log when they decide both, else from the whole log (state/history-tail.ts).
- * `pending` are records taken as already appended (a rollback's preview).
+ * `pending` are records taken as already appended (a rollback's preview); `early` is the newest
+ * records' read, begun while the checks ran.
  */
 export async function readLoggedPosition<T>(
   target: TargetConnection,
   ref: TargetTableRef,
   pending: readonly RunLogRow[],
   walks: (position: LoggedPosition) => T,
+  /** The same first read, begun earlier (early-target-reads.ts). */
+  early?: Promise<readonly RunLogRow[]> | undefined,
 ): Promise<{ readonly position: LoggedPosition; readonly found: T }> {
   const walked = (position: LoggedPosition) => ({ position, found: walks(position) });
-  const newest = await target.readRunLog(ref, { last: RUN_LOG_TAIL });
+  const newest = await (early ?? target.readRunLog(ref, { last: RUN_LOG_TAIL }));
   // Fewer rows than asked for are the whole log, and so are more: a target may ignore `last` (target.ts).
   if (newest.length !== RUN_LOG_TAIL) return walked(loggedPosition([...newest, ...pending]));
   try {

@@ -156,6 +156,55 @@ describe("loadProject", () => {
     }
   });
 
+  it("reads the target state of the tables that start at once while the checks describe them, where no lock guards it", async () => {
+    for (const locking of [false, true]) {
+      const source = new MemorySource({ columns, rows: [{ id: 1n, k: 1n }], cursorColumn: "k" });
+      const describe = source.describeTable.bind(source);
+      let checking = false;
+      source.describeTable = async () => {
+        checking = true;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        checking = false;
+        return describe();
+      };
+      const target = new MemoryTarget({ locking });
+      const reads: string[] = [];
+      for (const method of ["describeTable", "readRunLog"] as const) {
+        const read = target[method].bind(target) as (...args: unknown[]) => Promise<unknown>;
+        (target as unknown as Record<string, unknown>)[method] = (ref: { name: string }, ...rest: unknown[]) => {
+          reads.push(`${method} ${ref.name}${checking ? " during the checks" : ""}`);
+          return read(ref, ...rest);
+        };
+      }
+      let connected = false;
+      (target as MemoryTarget & { connect(): Promise<void> }).connect = async () => {
+        // Reached after the connector's open has settled, beside the checks (openTargetEarly).
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        connected = true;
+      };
+      const connector = defineConnector({
+        manifest: { name: "memory", version: "1.0.0" },
+        source: async () => source,
+        target: async () => target,
+        targetOpenIsInert: () => true,
+      });
+      const session = new ProjectSession(projectConfig([tableConfig("a"), tableConfig("b")]), () => connector);
+      const run = await loadProject(session, await session.tables(), {
+        flags: {},
+        emit: () => {},
+        signal: new AbortController().signal,
+      });
+      expect(run.results.map((r) => r.status)).toEqual(["loaded", "loaded"]);
+      expect(connected).toBe(true);
+      // Only "a" starts at once (one table at a time), and its log is read early even though a table
+      // not there yet needs none; "b" starts after "a" committed and reads what it needs itself.
+      const early = locking
+        ? ["describeTable app__a"]
+        : ["describeTable app__a during the checks", "readRunLog app__a during the checks"];
+      expect(reads).toEqual([...early, "describeTable app__b"]);
+    }
+  });
+
   it("describes a table again when its load starts after another table's commit", async () => {
     const source = new MemorySource({ columns, rows: [{ id: 1n, k: 1n }], cursorColumn: "k" });
     const describe = source.describeTable.bind(source);

@@ -4,6 +4,7 @@ import { asSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import type { PlanFlags } from "../plan/plan-table.js";
 import { type CheckedDescription, checkTables, isConfigError, recentDescription } from "./check-tables.js";
+import { type EarlyTargetReads, readTargetsEarly } from "./early-target-reads.js";
 import { pacedSource, RunPacing } from "./paced-source.js";
 import { type PreparedTable, prepareTable, sourceRequest } from "./prepare-table.js";
 import type { ProjectSession, ProjectTable } from "./project-session.js";
@@ -23,9 +24,11 @@ export async function planProject(
   flags: PlanFlags,
   now: Date,
 ): Promise<PlanProjectResult> {
-  session.openTargetEarly();
+  await session.openTargetEarly();
+  const early = readTargetsEarly(session.earlyTarget(), tables);
   const checked = await checkTables(session, tables, flags, { connect: true });
   await session.checkTargetSupports(tables);
+  const earlyReads = await early;
   const target = await session.targetConnection();
   const prepared: PreparedTable[] = [];
   const failed: TableResult[] = [];
@@ -33,7 +36,8 @@ export async function planProject(
     try {
       const source = await session.source(table.source);
       const described = recentDescription(checked, table);
-      prepared.push(await prepareTable({ table, source, target, flags, now, targetNotes: true, described }));
+      const reads = earlyReads.get(table);
+      prepared.push(await prepareTable({ table, source, target, flags, now, targetNotes: true, described, early: reads }));
     } catch (error) {
       const name = formatTargetTable(table.config.target);
       failed.push(failedResult(table, asSqlloadError(error, "SL304", `cannot plan ${name}`, { table: name })));
@@ -90,15 +94,20 @@ export async function loadProject(
   const { emit, signal } = options;
   // Cursor-kind rules and what the target cannot do are configuration errors, found before the
   // target is used (and before it opens, unless opening it changes nothing: openTargetEarly).
-  session.openTargetEarly();
+  await session.openTargetEarly();
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 1, tables.length));
+  // The tables that start at once read their target state meanwhile, where that reads the same.
+  const early = readTargetsEarly(session.earlyTarget(), tables.slice(0, concurrency));
   const checked = await checkTables(session, tables, options.flags, { connect: true });
   await session.checkTargetSupports(tables);
+  const earlyReads = await early;
   emit({ type: "run_started", runId, at: now.toISOString(), tables: tables.map((t) => formatTargetTable(t.config.target)) });
   const results: TableResult[] = [];
   let stop = false;
   const queue = [...tables];
   const pacing = new RunPacing(session.config.sources);
-  // What the checks read stands for a load only until the run first commits (recentDescription).
+  // What the checks read, and the target state read meanwhile, stand for a load only until the
+  // run first commits (recentDescription, readTargetsEarly).
   let committed = false;
   const watched: LoadOptions = {
     ...options,
@@ -110,12 +119,13 @@ export async function loadProject(
   const worker = async () => {
     for (let table = queue.shift(); table; table = queue.shift()) {
       if (signal.aborted || stop) break;
-      const result = await loadOne(session, table, watched, runId, now, pacing, committed ? undefined : checked);
+      const recent = committed ? undefined : { checked, early: earlyReads.get(table) };
+      const result = await loadOne(session, table, watched, runId, now, pacing, recent);
       results.push(result);
       if (result.status === "failed" && options.failFast) stop = true;
     }
   };
-  const workers = Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, tables.length)) }, worker);
+  const workers = Array.from({ length: concurrency }, worker);
   await Promise.all(workers);
   const order = new Map(tables.map((t, i) => [formatTargetTable(t.config.target), i]));
   results.sort((a, b) => (order.get(a.table) ?? 0) - (order.get(b.table) ?? 0));
@@ -131,7 +141,7 @@ async function loadOne(
   runId: string,
   now: Date,
   pacing: RunPacing,
-  checked: ReadonlyMap<ProjectTable, CheckedDescription> | undefined,
+  recent: { checked: ReadonlyMap<ProjectTable, CheckedDescription>; early: EarlyTargetReads | undefined } | undefined,
 ): Promise<TableResult> {
   const name = formatTargetTable(table.config.target);
   let release: (() => Promise<void>) | undefined;
@@ -140,13 +150,22 @@ async function loadOne(
     // What the checks just read (none once the run has committed); else the source describes the
     // table while the target opens (DuckDB opens its file on a thread of its own). A failure of the
     // description is reported after the target's, as before.
-    const recent = recentDescription(checked, table);
-    const describing = recent ? Promise.resolve(recent) : source.describeTable(sourceRequest(table.config));
+    const checkedInfo = recentDescription(recent?.checked, table);
+    const describing = checkedInfo ? Promise.resolve(checkedInfo) : source.describeTable(sourceRequest(table.config));
     describing.catch(() => {});
     const target = await session.targetConnection();
     if (target.capabilities.locking && target.lockTable) release = (await target.lockTable(table.config.target)).release;
     const described = await describing;
-    const prepared = await prepareTable({ table, source, target, flags: options.flags, now, runId, described });
+    const prepared = await prepareTable({
+      table,
+      source,
+      target,
+      flags: options.flags,
+      now,
+      runId,
+      described,
+      early: recent?.early,
+    });
     options.emit({ type: "table_planned", table: name, plan: prepared.plan });
     for (const message of prepared.plan.warnings ?? []) options.emit({ type: "table_warning", table: name, message });
     const paced = pacing.for(table.source, prepared.rateLimit);
