@@ -14,7 +14,9 @@ export default class Init extends SqlloadCommand {
   sqlload load    # loads raw.shop__orders
   sqlload load    # again: only rows at or after the destination maximum are read`;
   static override examples = ["<%= config.bin %> init", "<%= config.bin %> init my-project"];
-  static override args = { dir: Args.string({ description: "Folder to create the project in (default: this folder)." }) };
+  static override args = {
+    dir: Args.string({ description: "Folder to create the project in (default: this folder).", ignoreStdin: true }),
+  };
   static override flags = { force: Flags.boolean({ summary: "Overwrite existing files." }) };
 
   async run(): Promise<void> {

@@ -60,7 +60,7 @@ Exit codes: 0 all loaded; 1 a table failed; 2 usage or config error; 3 --until-c
   ];
   static override strict = false;
   static override args = {
-    tables: Args.string({ description: "Tables to load: app__orders, a source name, or a glob (app__*)." }),
+    tables: Args.string({ description: "Tables to load: app__orders, a source name, or a glob (app__*).", ignoreStdin: true }),
   };
   static override flags = {
     ...readFlags,

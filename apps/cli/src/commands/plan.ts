@@ -30,7 +30,7 @@ TABLES selects tables: a target name without schema (app__orders), a source name
   ];
   static override strict = false;
   static override args = {
-    tables: Args.string({ description: "Tables to plan: app__orders, a source name, or a glob (app__*)." }),
+    tables: Args.string({ description: "Tables to plan: app__orders, a source name, or a glob (app__*).", ignoreStdin: true }),
   };
   static override flags = {
     ...readFlags,

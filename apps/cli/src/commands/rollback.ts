@@ -27,7 +27,7 @@ Without --yes it prints exactly what the next run will re-load (the cursor range
     "<%= config.bin %> rollback app__orders --to-run 3b1f2c4e-…",
     '<%= config.bin %> rollback app__orders --to-run 3b1f2c4e-… --reason "upstream fixed late rows" --yes',
   ];
-  static override args = { table: Args.string({ description: "One table: app__orders.", required: true }) };
+  static override args = { table: Args.string({ description: "One table: app__orders.", required: true, ignoreStdin: true }) };
   static override flags = {
     "to-run": Flags.string({
       summary: "The run whose position the next run continues from (see `sqlload runs`).",

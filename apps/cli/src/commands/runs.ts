@@ -19,7 +19,9 @@ Status is "committed" for a run's commits ("committed (reload R: building, old t
     "<%= config.bin %> runs app --json",
   ];
   static override strict = false;
-  static override args = { tables: Args.string({ description: "Tables: app__orders, a source name, or a glob." }) };
+  static override args = {
+    tables: Args.string({ description: "Tables: app__orders, a source name, or a glob.", ignoreStdin: true }),
+  };
   static override flags = {
     limit: Flags.integer({ summary: "Runs shown per table, newest first.", default: 20, min: 1 }),
     json: Flags.boolean({ summary: "Print the runs as JSON." }),

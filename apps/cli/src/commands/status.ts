@@ -10,7 +10,7 @@ export default class Status extends SqlloadCommand {
     "<%= config.bin %> status --queue postgresql://sqlload@queue-db/sqlload",
     "<%= config.bin %> status --queue redis://127.0.0.1:6379 6f1c2a0e-… --json",
   ];
-  static override args = { runId: Args.string({ description: "Only this run's passes." }) };
+  static override args = { runId: Args.string({ description: "Only this run's passes.", ignoreStdin: true }) };
   static override flags = {
     queue: Flags.string({
       summary: "The queue: postgresql://… or redis://…",

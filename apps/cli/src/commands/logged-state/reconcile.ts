@@ -12,7 +12,9 @@ export default class LoggedStateReconcile extends SqlloadCommand {
     "<%= config.bin %> logged-state reconcile shop__events --yes",
   ];
   static override strict = false;
-  static override args = { tables: Args.string({ description: "Tables: shop__events, a source name, or a glob." }) };
+  static override args = {
+    tables: Args.string({ description: "Tables: shop__events, a source name, or a glob.", ignoreStdin: true }),
+  };
   static override flags = { yes: Flags.boolean({ summary: "Do it (without: only say what would be done)." }) };
 
   async run(): Promise<void> {

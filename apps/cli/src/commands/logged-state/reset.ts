@@ -15,7 +15,7 @@ export default class LoggedStateReset extends SqlloadCommand {
   ];
   static override strict = false;
   static override args = {
-    tables: Args.string({ description: "Tables: shop__events, a source name, or a glob.", required: true }),
+    tables: Args.string({ description: "Tables: shop__events, a source name, or a glob.", required: true, ignoreStdin: true }),
   };
   static override flags = {
     to: Flags.string({ summary: "The new position, as JSON (or a bare string).", exactlyOne: ["to", "clear"] }),

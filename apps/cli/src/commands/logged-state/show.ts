@@ -8,7 +8,9 @@ export default class LoggedStateShow extends SqlloadCommand {
     `Reads the run log (_sqlload_runs in the table's target schema): one record per commit, append-only. Unreadable records (corrupt, or written by a newer sqlload) are listed too.`;
   static override examples = ["<%= config.bin %> logged-state show", "<%= config.bin %> logged-state show shop__events"];
   static override strict = false;
-  static override args = { tables: Args.string({ description: "Tables: shop__events, a source name, or a glob." }) };
+  static override args = {
+    tables: Args.string({ description: "Tables: shop__events, a source name, or a glob.", ignoreStdin: true }),
+  };
 
   async run(): Promise<void> {
     const { flags, argv } = await this.parse(LoggedStateShow);

@@ -9,7 +9,9 @@ export default class LoggedStateVerify extends SqlloadCommand {
     "Exit code 0 when every selected table agrees (or has no cursor), 1 when any disagrees or has an unreadable record.";
   static override examples = ["<%= config.bin %> logged-state verify"];
   static override strict = false;
-  static override args = { tables: Args.string({ description: "Tables: shop__events, a source name, or a glob." }) };
+  static override args = {
+    tables: Args.string({ description: "Tables: shop__events, a source name, or a glob.", ignoreStdin: true }),
+  };
 
   async run(): Promise<void> {
     const { flags, argv } = await this.parse(LoggedStateVerify);
