@@ -21,8 +21,10 @@
 //
 // A package may build its own code that way too (`"sqlloadBuild": {"cached": true}`): each entry is
 // then one CommonJS file at dist's root, `<entry>.cjs`, with everything it imports built in but
-// Node's own modules, and `<entry>.js` is the module standing in for it. Node 20 keeps no compiled
-// code for ES modules, and core alone is some 200 kB that every command parsed again.
+// Node's own modules and the ES module packages it depends on (`@sqlload/core`), and `<entry>.js`
+// is the module standing in for it, which imports those packages and hands them to the file. Node
+// 20 keeps no compiled code for ES modules, and core alone is some 200 kB that every command
+// parsed again (the Postgres connector, with `pg`, 280 kB).
 //
 //   node ../../scripts/bundle-dist.mjs        (from the package's folder, after `tsc --emitDeclarationOnly`)
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -187,37 +189,63 @@ function vendorShim(name) {
 }
 
 // A cached package's entries: one CommonJS file each, which may import nothing but Node's own
-// modules (CommonJS cannot require an ES module on Node 20), and the module standing in for it.
+// modules and the ES module packages it declares (CommonJS cannot require an ES module on Node 20:
+// the module standing in for it imports them and hands them over), but for what a built-in client
+// requires where it uses it, and that module.
 const CACHED = "\0sqlload-cached:";
+/** Each cached entry's export names and the ES module packages it imports, by entry name. */
+const cachedEntries = new Map();
 if (cached) {
   for (const [name, source] of entries) {
     const file = join(root, "dist", `${name}.cjs`);
+    const modules = new Set();
     const build = await rolldown({
       ...common,
       input: source,
       external: (id, importer) => {
-        if (id.startsWith("node:")) return true;
-        if (common.external(id, importer) && !builtinModules.includes(id))
-          throw new Error(`${pkg.name}: ${id}: a cached package may import only Node's modules and what it builds in`);
-        return builtinModules.includes(id);
+        if (id.startsWith("node:") || builtinModules.includes(id)) return true;
+        if (!common.external(id, importer)) return false;
+        // What a built-in client requires only when used (`pg-native`), as its vendor file would.
+        if (importer?.includes("/node_modules/")) return true;
+        if (!isEsmDependency(id))
+          throw new Error(
+            `${pkg.name}: ${id}: a cached package may import only Node's modules, ES module packages it declares, and what it builds in`,
+          );
+        modules.add(id);
+        return true;
       },
     });
     const { output } = await build.write({ file, format: "cjs", exports: "named", codeSplitting: false });
     await build.close();
+    const [entry] = output.filter((chunk) => chunk.type === "chunk");
     for (const chunk of output) if (chunk.type === "chunk") vendorModules.push(...chunk.moduleIds);
+    cachedEntries.set(name, { exports: entry.exports, modules: [...modules].sort() });
     routeDynamicImports(file);
   }
 }
 
-/** The module standing in for a cached entry: its exports, loaded from `<entry>.cjs` through the code cache. */
+/** Whether a bare import names a package this one declares and whose package.json says it is an ES module. */
+function isEsmDependency(id) {
+  if (!declared.has(packageName(id))) return false;
+  // Declared, so linked into this package's node_modules (the package need not export its package.json).
+  const manifest = join(root, "node_modules", packageName(id), "package.json");
+  return JSON.parse(readFileSync(manifest, "utf8")).type === "module";
+}
+
+/**
+ * The module standing in for a cached entry: its exports, loaded from `<entry>.cjs` through the
+ * code cache, with the ES module packages it imports handed to it as what its `require` returns.
+ */
 function cachedShim(name) {
   const file = `./${name.split("/").pop()}.cjs`;
-  const exports = requireHere(join(root, "dist", `${name}.cjs`));
-  const names = Object.keys(exports).filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
+  const { exports, modules } = cachedEntries.get(name);
+  const names = exports.filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
+  const handed = modules.map((id, i) => `${JSON.stringify(id)}: module${i}`).join(", ");
   return [
     `import { requireCompiled } from ${JSON.stringify(requireCompiled)};`,
-    `const entry = requireCompiled(new URL(${JSON.stringify(file)}, import.meta.url), (specifier) => import(specifier));`,
-    "default" in exports ? "export default entry.default;" : "",
+    ...modules.map((id, i) => `import * as module${i} from ${JSON.stringify(id)};`),
+    `const entry = requireCompiled(new URL(${JSON.stringify(file)}, import.meta.url), (specifier) => import(specifier)${modules.length > 0 ? `, { ${handed} }` : ""});`,
+    exports.includes("default") ? "export default entry.default;" : "",
     names.length > 0 ? `export const { ${names.join(", ")} } = entry;` : "",
   ].join("\n");
 }

@@ -113,6 +113,18 @@ describe("requireCompiled", () => {
     expect(cached().map((f) => statSync(join(cache, f)).ino)).toEqual([whole]);
   });
 
+  it("hands the file, for the names in `modules`, what they map to, and requires the rest as Node would", () => {
+    const core = { version: "handed" };
+    const file = write(
+      `const core = require("@sqlload/core"); exports.version = core.version; exports.twice = require("./helper.cjs")(21);
+       exports.resolved = require.resolve("./helper.cjs");`,
+    );
+    const loaded = requireCompiled(pathToFileURL(file), undefined, { "@sqlload/core": core }) as Record<string, unknown>;
+    expect(loaded).toEqual({ version: "handed", twice: 42, resolved: join(dir, "helper.cjs") });
+    // Without it the name is Node's to resolve: here, a package that is not there.
+    expect(() => requireCompiled(pathToFileURL(write('require("@sqlload/not-a-package");')))).toThrow(/Cannot find module/);
+  });
+
   it("gives module.exports replaced by the file", () => {
     expect(load(write("module.exports = function hello() { return 'hi'; };"))).toBeTypeOf("function");
   });

@@ -31,8 +31,16 @@ export const DYNAMIC_IMPORT = "__sqlloadImport";
  * each `import(x)` of a client it builds in to call it, and the module that loads the client passes
  * its own `import()`. (Resolved from that module's folder: the client's dynamic imports are of
  * absolute URLs or package names, as oclif's are, which mean the same from either.)
+ *
+ * `modules` are what the file's `require` returns for those names instead of loading them: the ES
+ * module packages a file built from a package's own code imports (`@sqlload/core`), which CommonJS
+ * cannot require on Node 20, imported by the module that loads it and handed over.
  */
-export function requireCompiled(url: URL, importModule?: (specifier: string) => Promise<unknown>): unknown {
+export function requireCompiled(
+  url: URL,
+  importModule?: (specifier: string) => Promise<unknown>,
+  modules: Readonly<Record<string, unknown>> = {},
+): unknown {
   const filename = fileURLToPath(url);
   const source = readFileSync(filename, "utf8");
   const cacheFile = cachePath(filename, source);
@@ -62,10 +70,12 @@ export function requireCompiled(url: URL, importModule?: (specifier: string) => 
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   const noImport = (specifier: string) =>
     Promise.reject(new Error(`${filename} imported ${specifier}, but the module that loaded it passed no import()`));
+  const nodeRequire = createRequire(filename);
+  const require = (id: string) => (Object.hasOwn(modules, id) ? modules[id] : nodeRequire(id));
   wrapper.call(
     module.exports,
     module.exports,
-    createRequire(filename),
+    Object.assign(require, { resolve: nodeRequire.resolve, cache: nodeRequire.cache }),
     module,
     filename,
     dirname(filename),
