@@ -7,7 +7,7 @@ import {
   runLogOrder,
   runLogRowsFromColumns,
 } from "@sqlload/core";
-import { qualifiedName } from "./duckdb-dialect.js";
+import { qualifiedName, quoteString } from "./duckdb-dialect.js";
 import { duckdbErrorKind } from "./errors.js";
 
 /**
@@ -54,6 +54,11 @@ export async function insertRunLog(
 /**
  * The table's records in the order they were written; with `runId`, only that run's; with
  * `last`, only the newest `last`.
+ *
+ * Read as one JSON text that DuckDB builds: the client converts a result one value at a time
+ * through its native binding, and the hundred newest records a load plans from (five columns
+ * each) took 2–8 ms of the main thread that way, against one value to parse. The filter values
+ * are written into the statement (quoted), which runs it in one call instead of three.
  */
 export async function selectRunLog(
   connection: DuckDBConnection,
@@ -61,20 +66,21 @@ export async function selectRunLog(
   targetName: string,
   only: RunLogReadOptions & { readonly runId?: string | undefined } = {},
 ): Promise<RunLogRow[]> {
-  const values: Record<string, string> = { name: targetName };
-  if (only.runId !== undefined) values.run = only.runId;
+  const run = only.runId === undefined ? "" : ` AND run_id = ${quoteString(only.runId)}`;
+  // runLogOrder picks the rows (the newest `last` come newest first); the list keeps that order.
+  const direction = only.last === undefined ? "" : " DESC";
   let reader: DuckDBResultReader;
   try {
     reader = await connection.runAndReadAll(
-      `SELECT run_id, table_name, "at", format_version, body FROM ${runLogTable(schema)}
-       WHERE target_name = $name${only.runId === undefined ? "" : " AND run_id = $run"}
-       ${runLogOrder("seq", only)}`,
-      values,
+      `SELECT CAST(to_json(coalesce(list({run_id: run_id, table_name: table_name, "at": "at", format_version: format_version, body: body} ORDER BY seq${direction}), [])) AS VARCHAR)
+       FROM (SELECT seq, run_id, table_name, "at", format_version, body FROM ${runLogTable(schema)}
+             WHERE target_name = ${quoteString(targetName)}${run} ${runLogOrder("seq", only)})`,
     );
   } catch (error) {
     // No log yet (nor, perhaps, its schema): nothing was ever committed here.
     if (duckdbErrorKind(error) === "missing_table") return [];
     throw error;
   }
-  return runLogRowsFromColumns(reader.getRowObjectsJS() as unknown as RunLogColumns[], only);
+  const [[text]] = reader.getRows() as [[string]];
+  return runLogRowsFromColumns(JSON.parse(text) as RunLogColumns[], only);
 }

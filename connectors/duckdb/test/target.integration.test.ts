@@ -318,6 +318,23 @@ describe("commit units", () => {
     expect((await target.readRunLog(b, { last: 5 })).map((row) => row.runId)).toEqual(["run-2", "run-5"]);
   });
 
+  it("reads a record back exactly as written, whatever its text and its table's name hold", async () => {
+    const r = ref('it\'s "odd"');
+    const written: RunLogRow = {
+      runId: "run 'quoted' \\ back\\slash",
+      table: `${r.schema}.${r.name}`,
+      at: "2026-10-12T16:00:00.123Z",
+      formatVersion: 1,
+      body: JSON.stringify({ event: "run", note: "line\nbreak, tab\t, quote ' \" , 🦆 and \u0000-free é" }),
+    };
+    await target.ensureTable(r, cols, {});
+    const unit = await target.begin(r, { strategy: "append", columns: cols });
+    await unit.appendRunLog(written);
+    await unit.commit();
+    expect(await target.readRunLog(r)).toEqual([written]);
+    expect(await target.readRunLog(r, { last: 1 })).toEqual([written]);
+  });
+
   it("writes by column name, NULL for columns the batch lacks, across many chunks", async () => {
     const r = ref();
     await target.ensureTable(r, [col("a", t("int64")), col("b", t("text")), col("c", t("float64"))], {});
