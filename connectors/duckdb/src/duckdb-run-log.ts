@@ -6,6 +6,7 @@ import {
   type RunLogRow,
   runLogOrder,
   runLogRowsFromColumns,
+  SqlloadError,
 } from "@sqlload/core";
 import { qualifiedName, quoteString } from "./duckdb-dialect.js";
 import { duckdbErrorKind } from "./errors.js";
@@ -30,6 +31,7 @@ export async function ensureRunLogTable(connection: DuckDBConnection, schema: st
   await connection.run(`CREATE TABLE IF NOT EXISTS ${runLogTable(schema)} (${COLUMNS})`);
 }
 
+/** Appends a record, its values quoted into the statement: one call, where a bound statement takes three. */
 export async function insertRunLog(
   connection: DuckDBConnection,
   schema: string,
@@ -37,17 +39,12 @@ export async function insertRunLog(
   row: RunLogRow,
 ): Promise<void> {
   const table = runLogTable(schema);
+  if (!Number.isSafeInteger(row.formatVersion))
+    throw new SqlloadError("SL900", `a run-log record's format version must be a whole number, not ${row.formatVersion}`);
+  const text = [row.runId, row.table, targetName, row.at].map(quoteString).join(", ");
   await connection.run(
     `INSERT INTO ${table} (seq, run_id, table_name, target_name, "at", format_version, body)
-     SELECT coalesce(max(seq), 0) + 1, $run_id, $table_name, $target_name, $at, $format_version, $body FROM ${table}`,
-    {
-      run_id: row.runId,
-      table_name: row.table,
-      target_name: targetName,
-      at: row.at,
-      format_version: row.formatVersion,
-      body: row.body,
-    },
+     SELECT coalesce(max(seq), 0) + 1, ${text}, ${row.formatVersion}, ${quoteString(row.body)} FROM ${table}`,
   );
 }
 
