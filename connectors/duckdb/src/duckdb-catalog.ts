@@ -68,8 +68,12 @@ export async function columnCollations(
   name: string,
   of: readonly RelationColumnType[],
 ): Promise<Record<string, string>> {
-  const columns = of.filter((c) => c.type.typeId === DuckDBTypeId.VARCHAR).map((c) => c.name);
-  if (columns.length === 0) return {};
+  if (!of.some((c) => c.type.typeId === DuckDBTypeId.VARCHAR)) return {};
+  return collationsIn(await createStatement(connection, schema, name), of);
+}
+
+/** The table's CREATE statement as DuckDB's catalog keeps it, or undefined when there is none. */
+async function createStatement(connection: DuckDBConnection, schema: string, name: string): Promise<string | undefined> {
   // The names as written first (the common case, and cheaper than lower() on every table's row),
   // then as DuckDB matches them, case-insensitively.
   const statement = (match: (column: string, value: string) => string) =>
@@ -78,12 +82,43 @@ export async function columnCollations(
   if (rows.length === 0)
     rows = (await connection.runAndReadAll(statement((c, v) => `lower(${c}) = lower(${quoteString(v)})`))).getRows();
   const sql = rows[0]?.[0];
-  if (typeof sql !== "string" || !/\bCOLLATE\b/i.test(sql)) return {};
+  return typeof sql === "string" ? sql : undefined;
+}
+
+function collationsIn(sql: string | undefined, of: readonly RelationColumnType[]): Record<string, string> {
+  if (sql === undefined || !/\bCOLLATE\b/i.test(sql)) return {};
   const out: Record<string, string> = {};
-  for (const column of columns) {
+  for (const column of of.filter((c) => c.type.typeId === DuckDBTypeId.VARCHAR).map((c) => c.name)) {
     const forms = [quoteIdent(column), column].map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
     const match = new RegExp(`[(,]\\s*(?:${forms.join("|")})\\s+VARCHAR\\s+COLLATE\\s+([A-Za-z0-9_.]+)`, "i").exec(sql);
     if (match?.[1]) out[column] = match[1];
   }
   return out;
+}
+
+/**
+ * A table's columns and their collations, or null when it does not exist: `describeRelation` and
+ * `columnCollations` in one, their three statements run at once on three connections. A run's
+ * first statements on a table each load some of it from the file, 3–5 ms apiece one after the
+ * other; DuckDB runs them side by side. The catalog query runs whatever the columns' types.
+ */
+export async function describeWithCollations(
+  connections: readonly [DuckDBConnection, DuckDBConnection, DuckDBConnection],
+  schema: string,
+  name: string,
+): Promise<{ readonly columns: RelationColumn[]; readonly collations: Record<string, string> } | null> {
+  const [types, rows, sql] = connections;
+  const [typed, described, created] = await Promise.all([
+    relationTypes(types, schema, name),
+    // A missing table fails here too; relationTypes says so, and a failure of its own is read again below.
+    rows.runAndReadAll(`DESCRIBE ${qualifiedName(schema, name)}`).then(
+      (reader) => reader.getRowObjectsJS(),
+      () => undefined,
+    ),
+    createStatement(sql, schema, name).catch(() => undefined),
+  ]);
+  if (!typed) return null;
+  const nullable = described ?? (await rows.runAndReadAll(`DESCRIBE ${qualifiedName(schema, name)}`)).getRowObjectsJS();
+  const columns = typed.map((column, i) => ({ ...column, nullable: nullable[i]?.null !== "NO" }));
+  return { columns, collations: collationsIn(created, columns) };
 }

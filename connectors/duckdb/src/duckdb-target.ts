@@ -17,7 +17,7 @@ import {
   type TargetTableRef,
 } from "@sqlload/core";
 import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
-import { columnCollations, describeRelation, type RelationColumn, relationTypes } from "./duckdb-catalog.js";
+import { describeRelation, describeWithCollations, type RelationColumn, relationTypes } from "./duckdb-catalog.js";
 import { beginCommitUnit } from "./duckdb-commit-unit.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import {
@@ -75,14 +75,15 @@ export class DuckDBTarget implements TargetConnection {
   }
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
-    const { connection } = await this.opened;
+    const { db, connection } = await this.opened;
     return this.guard(ref, "reading the columns of", async () => {
-      const columns = await describeRelation(connection, ref.schema, ref.name);
-      if (!columns) return null;
-      return {
-        columns: columns.map(toColumn),
-        collations: await columnCollations(connection, ref.schema, ref.name, columns),
-      };
+      const side = [await db.connect(), await db.connect()] as const;
+      try {
+        const described = await describeWithCollations([connection, ...side], ref.schema, ref.name);
+        return described && { columns: described.columns.map(toColumn), collations: described.collations };
+      } finally {
+        for (const c of side) db.disconnect(c);
+      }
     });
   }
 
@@ -172,10 +173,16 @@ export class DuckDBTarget implements TargetConnection {
   }
 
   async readRunLog(ref: TargetTableRef, options?: RunLogReadOptions): Promise<readonly RunLogRow[]> {
-    const { connection } = await this.opened;
-    return this.guard(ref, "reading the run log of", () =>
-      selectRunLog(connection, ref.schema, ref.name, { last: options?.last }),
-    );
+    const { db } = await this.opened;
+    // A connection of its own: a load reads the log and describes the table at once (readTargetsEarly).
+    return this.guard(ref, "reading the run log of", async () => {
+      const connection = await db.connect();
+      try {
+        return await selectRunLog(connection, ref.schema, ref.name, { last: options?.last });
+      } finally {
+        db.disconnect(connection);
+      }
+    });
   }
 
   async close(): Promise<void> {

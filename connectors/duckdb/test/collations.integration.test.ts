@@ -40,7 +40,7 @@ describe("describeTable reports the collations text columns set, as target and a
     }
   });
 
-  it("reads no catalog for a table without VARCHAR columns, which can set none", async () => {
+  it("reads the columns, their nullability and the catalog at once, each on a connection of its own", async () => {
     const project = tempProject();
     try {
       const instance = await DuckDBInstance.create(join(project.dir, "warehouse.duckdb"));
@@ -51,11 +51,13 @@ describe("describeTable reports the collations text columns set, as target and a
       const target = await openTarget(project.dir);
       const read = vi.spyOn(DuckDBConnection.prototype, "runAndReadAll");
       try {
+        // A table without VARCHAR columns sets no collation, whatever its CREATE statement says.
         expect((await target.describeTable({ schema: "raw", name: "numbers" }))?.collations).toEqual({});
         const sent = read.mock.calls.map(([sql]) => String(sql));
-        // The describe went through the spy, and read no catalog.
-        expect(sent.some((sql) => sql.includes("LIMIT 0"))).toBe(true);
-        expect(sent.filter((sql) => sql.includes("duckdb_tables"))).toEqual([]);
+        const on = (text: string) => read.mock.contexts[sent.findIndex((sql) => sql.includes(text))];
+        const connections = ["LIMIT 0", "DESCRIBE", "duckdb_tables"].map(on);
+        expect(connections.every((c) => c !== undefined)).toBe(true);
+        expect(new Set(connections).size).toBe(3);
       } finally {
         read.mockRestore();
         await target.close();
