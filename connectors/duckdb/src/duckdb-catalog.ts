@@ -25,6 +25,10 @@ export async function describeRelation(
   const typed = await relationTypes(connection, schema, name);
   if (!typed) return null;
   const described = (await connection.runAndReadAll(`DESCRIBE ${qualifiedName(schema, name)}`)).getRowObjectsJS();
+  return withNullability(typed, described);
+}
+
+function withNullability(typed: readonly RelationColumnType[], described: readonly Record<string, unknown>[]): RelationColumn[] {
   return typed.map((column, i) => ({ ...column, nullable: described[i]?.null !== "NO" }));
 }
 
@@ -119,6 +123,6 @@ export async function describeWithCollations(
   ]);
   if (!typed) return null;
   const nullable = described ?? (await rows.runAndReadAll(`DESCRIBE ${qualifiedName(schema, name)}`)).getRowObjectsJS();
-  const columns = typed.map((column, i) => ({ ...column, nullable: nullable[i]?.null !== "NO" }));
+  const columns = withNullability(typed, nullable);
   return { columns, collations: collationsIn(created, columns) };
 }

@@ -20,7 +20,7 @@ import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
 import { ingestScan } from "./duckdb-file-scan.js";
 import { duckdbRange } from "./duckdb-range.js";
-import { ensureRunLogTable, insertRunLog, selectRunLog } from "./duckdb-run-log.js";
+import { createRunLogTable, insertRunLog, selectRunLog } from "./duckdb-run-log.js";
 import { runStatement, writingTable } from "./duckdb-statement.js";
 import { wrapDuckDBError } from "./errors.js";
 
@@ -51,11 +51,13 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
   const writeName = replace ? buildTableName(ref.name) : ref.name;
   const connection = await db.connect();
   try {
-    await db.serialize(async () => {
-      await connection.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`);
-      await ensureRunLogTable(connection, (options.runLogTable ?? ref).schema);
-      if (replace) await connection.run(`DROP TABLE IF EXISTS ${qualifiedName(ref.schema, writeName)}`);
-    });
+    // One call: DuckDB runs a text of several statements in order, and stops at the first that fails.
+    const setup = [
+      `CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`,
+      createRunLogTable((options.runLogTable ?? ref).schema),
+      ...(replace ? [`DROP TABLE IF EXISTS ${qualifiedName(ref.schema, writeName)}`] : []),
+    ];
+    await db.serialize(() => connection.run(setup.join(";\n")));
     await connection.run("BEGIN TRANSACTION");
     const unit = new DuckDBCommitUnit(db, connection, ref, options, writeName, label);
     if (replace) {

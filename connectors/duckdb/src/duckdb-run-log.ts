@@ -28,7 +28,12 @@ export function runLogTable(schema: string): string {
 
 /** Creates the log table; outside the unit's transaction (see DuckDBDatabase.serialize). */
 export async function ensureRunLogTable(connection: DuckDBConnection, schema: string): Promise<void> {
-  await connection.run(`CREATE TABLE IF NOT EXISTS ${runLogTable(schema)} (${COLUMNS})`);
+  await connection.run(createRunLogTable(schema));
+}
+
+/** The statement that creates the log table where there is none. */
+export function createRunLogTable(schema: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${runLogTable(schema)} (${COLUMNS})`;
 }
 
 /** Appends a record, its values quoted into the statement: one call, where a bound statement takes three. */
