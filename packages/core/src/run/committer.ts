@@ -95,18 +95,9 @@ export class Committer {
     const cursor = plan.cursor ? { column: plan.cursor.column, kind: plan.cursor.kind } : undefined;
     // A resumable reload writes its build table and logs under the live one.
     const into = plan.reloadBuild?.table ?? plan.target;
-    let unitColumns = columns;
-    if ((!schedule.rebuild || this.recordWithData) && columns && !this.ensured) {
-      const options = { primaryKey: plan.primaryKey, strategy: plan.strategy, cursor };
-      this.columns = await this.onTarget("preparing", () => target.ensureTable(into, columns, options)).catch(
-        (error: unknown) => {
-          throw this.recordWithData ? replaceWithRecordError(error, this.args.table) : error;
-        },
-      );
-      this.ensured = true;
-      // Rows of the rebuild land in the live table, whose columns ensureTable has just made fit.
-      if (this.recordWithData) unitColumns = this.columns;
-    }
+    const ensured = await this.ensureTable();
+    // Rows of the rebuild land in the live table, whose columns ensureTable has made fit.
+    const unitColumns = this.recordWithData && ensured ? this.columns : columns;
     const unit = await this.onTarget("starting a commit on", () =>
       target.begin(into, {
         strategy: schedule.unitStrategy,
@@ -125,6 +116,32 @@ export class Committer {
       );
       this.args.position.forgetIfIn(replacing.range);
     }
+  }
+
+  /**
+   * `ensureTable` before the first unit, for a table the target already has and whose columns
+   * are known: run beside the source's opening of its snapshot (runPrepared), it changes nothing
+   * or evolves the table as the load would anyway. A table not there yet is made by the first
+   * unit, so a source that then fails to open leaves none behind; so is a rebuild's.
+   */
+  async ensureExistingTable(): Promise<void> {
+    if (this.args.targetColumns === undefined || !this.columnsKnown || this.recordWithData) return;
+    await this.ensureTable();
+  }
+
+  /** Makes sure the target table exists and has the known columns, once (`begin` does it first); true when this call did. */
+  private async ensureTable(): Promise<boolean> {
+    const { plan, schedule, target, filter } = this.args;
+    const columns = filter.columnsOf(this.columns ?? this.args.targetColumns);
+    if (this.ensured || !columns || (schedule.rebuild && !this.recordWithData)) return false;
+    const cursor = plan.cursor ? { column: plan.cursor.column, kind: plan.cursor.kind } : undefined;
+    const into = plan.reloadBuild?.table ?? plan.target;
+    const options = { primaryKey: plan.primaryKey, strategy: plan.strategy, cursor };
+    this.columns = await this.onTarget("preparing", () => target.ensureTable(into, columns, options)).catch((error: unknown) => {
+      throw this.recordWithData ? replaceWithRecordError(error, this.args.table) : error;
+    });
+    this.ensured = true;
+    return true;
   }
 
   async write(kept: KeptBatch): Promise<void> {

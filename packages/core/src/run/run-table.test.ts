@@ -100,6 +100,49 @@ describe("runTable: the unit begins while the first rows come", () => {
   });
 });
 
+describe("runTable: the target's table is checked while the source opens", () => {
+  /** A source whose opening waits (up to a second) for the target's ensureTable, noting whether it came; or fails. */
+  const waitingForEnsure = (target: MemoryTarget, fail?: Error) => {
+    const seen = { ensuredFirst: false, ensures: 0 };
+    const ensure = target.ensureTable.bind(target);
+    target.ensureTable = (...args) => {
+      seen.ensures++;
+      return ensure(...args);
+    };
+    const reading = source(rowsAt(1, 2));
+    const open = reading.openTable.bind(reading);
+    reading.openTable = async (...args) => {
+      for (let waited = 0; seen.ensures === 0 && waited < 1000; waited += 5)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.ensuredFirst = seen.ensures > 0;
+      if (fail) throw fail;
+      return open(...args);
+    };
+    return { seen, source: reading };
+  };
+
+  it("checks a table the target has beside the source's snapshot, and makes a new one only once the source opened", async () => {
+    const target = new MemoryTarget();
+    const first = waitingForEnsure(target);
+    expect((await runMemoryTable(first.source, target, {})).result).toMatchObject({ status: "loaded", rows: 2 });
+    // Not there yet: made by the first unit, after the source opened.
+    expect(first.seen.ensuredFirst).toBe(false);
+    const again = waitingForEnsure(target);
+    expect((await runMemoryTable(again.source, target, {})).result).toMatchObject({ status: "loaded" });
+    expect(again.seen).toEqual({ ensuredFirst: true, ensures: 1 });
+    expect(landed(target)).toEqual([1, 2]);
+  });
+
+  it("leaves no table behind for a source that fails to open", async () => {
+    const target = new MemoryTarget();
+    const failing = waitingForEnsure(target, new SqlloadError("SL304", "permission denied for table orders"));
+    const run = await runMemoryTable(failing.source, target, {});
+    expect(run.result).toMatchObject({ status: "failed", error: { code: "SL304" } });
+    expect(failing.seen.ensures).toBe(0);
+    expect(await target.describeTable(TARGET_REF)).toBeNull();
+  });
+});
+
 describe("runTable: chunked commits of an ordered read", () => {
   it("commits at commit points, never between rows of one cursor value", async () => {
     const target = new MemoryTarget();

@@ -136,7 +136,8 @@ export async function runTable(args: RunTableArgs): Promise<TableResult> {
   try {
     checkStrategy(args.target.capabilities, schedule.unitStrategy, table);
     if (args.logged) checkLoggedTable(args.target.capabilities, table);
-    const opened = await openReader();
+    // The target's table is checked while the source opens its snapshot (two round trips for Postgres).
+    const [opened] = await allOrFirstError([openReader(), committer.ensureExistingTable()]);
     if (args.logged?.reconcile) await committer.reconcile(args.logged.reconcile);
     const record: RecordBuilder = (phase, body) => committer.reloadRecord(phase, body);
     if (plan.reloadBuild?.fresh) await startReloadBuild(args.target, plan, record);
