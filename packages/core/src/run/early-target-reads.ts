@@ -21,8 +21,9 @@ export interface EarlyTargetReads {
  *   its table, what it plans from must be read under the lock;
  * - until the run first commits, as with the checks' descriptions (recentDescription): the caller
  *   stops using them then, since a commit may change what a later table reads.
- * A table its checks refuse, or whose load needs none of it, leaves its reads unused. Failures are
- * those the load's own reads would meet, and surface where it awaits them.
+ * A table its checks refuse, or whose load needs none of it, leaves its reads unused; the caller
+ * waits for them before the target may close (earlyReadsSettled). Failures are those the load's
+ * own reads would meet, and surface where it awaits them.
  */
 export function readTargetsEarly(
   early: Promise<TargetConnection> | undefined,
@@ -45,4 +46,13 @@ export function readTargetsEarly(
   });
   // A target that failed to open early is opened (and its failure reported) by targetConnection.
   return reads.catch(() => new Map());
+}
+
+/**
+ * Settles once every read `readTargetsEarly` began has: the target must not close under a read
+ * still running (a run whose checks failed, a table that failed before it planned).
+ */
+export async function earlyReadsSettled(reads: Promise<ReadonlyMap<ProjectTable, EarlyTargetReads>>): Promise<void> {
+  const started = await reads;
+  await Promise.allSettled([...started.values()].flatMap((read) => [read.info, read.newest]));
 }

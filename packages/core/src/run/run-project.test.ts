@@ -205,6 +205,33 @@ describe("loadProject", () => {
     }
   });
 
+  it("waits, when the checks fail, for the target reads it began, so the target never closes under one", async () => {
+    const target = new MemoryTarget();
+    const describe = target.describeTable.bind(target);
+    let reading = false;
+    target.describeTable = async (ref) => {
+      reading = true;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      reading = false;
+      return describe(ref);
+    };
+    const connector = defineConnector({
+      manifest: { name: "memory", version: "1.0.0" },
+      source: async () => new MemorySource({ columns, rows: [], cursorColumn: "k" }),
+      target: async () => target,
+      targetOpenIsInert: () => true,
+    });
+    const session = new ProjectSession(projectConfig([tableConfig("a")]), () => connector);
+    const failing = loadProject(session, await session.tables(), {
+      // A cursor value that is not an integer: a config error of the checks.
+      flags: { startCursor: "not a number" },
+      emit: () => {},
+      signal: new AbortController().signal,
+    });
+    await expect(failing).rejects.toMatchObject({ code: "SL113" });
+    expect(reading).toBe(false);
+  });
+
   it("describes a table again when its load starts after another table's commit", async () => {
     const source = new MemorySource({ columns, rows: [{ id: 1n, k: 1n }], cursorColumn: "k" });
     const describe = source.describeTable.bind(source);

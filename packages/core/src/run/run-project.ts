@@ -4,7 +4,7 @@ import { asSqlloadError, type SqlloadError } from "../errors/sqlload-error.js";
 import type { EmitEvent, TableResult } from "../events/run-event.js";
 import type { PlanFlags } from "../plan/plan-table.js";
 import { type CheckedDescription, checkTables, isConfigError, recentDescription } from "./check-tables.js";
-import { type EarlyTargetReads, readTargetsEarly } from "./early-target-reads.js";
+import { type EarlyTargetReads, earlyReadsSettled, readTargetsEarly } from "./early-target-reads.js";
 import { pacedSource, RunPacing } from "./paced-source.js";
 import { type PreparedTable, prepareTable, sourceRequest } from "./prepare-table.js";
 import type { ProjectSession, ProjectTable } from "./project-session.js";
@@ -26,22 +26,26 @@ export async function planProject(
 ): Promise<PlanProjectResult> {
   await session.openTargetEarly();
   const early = readTargetsEarly(session.earlyTarget(), tables);
-  const checked = await checkTables(session, tables, flags, { connect: true });
-  await session.checkTargetSupports(tables);
-  const earlyReads = await early;
-  const target = await session.targetConnection();
   const prepared: PreparedTable[] = [];
   const failed: TableResult[] = [];
-  for (const table of tables) {
-    try {
-      const source = await session.source(table.source);
-      const described = recentDescription(checked, table);
-      const reads = earlyReads.get(table);
-      prepared.push(await prepareTable({ table, source, target, flags, now, targetNotes: true, described, early: reads }));
-    } catch (error) {
-      const name = formatTargetTable(table.config.target);
-      failed.push(failedResult(table, asSqlloadError(error, "SL304", `cannot plan ${name}`, { table: name })));
+  try {
+    const checked = await checkTables(session, tables, flags, { connect: true });
+    await session.checkTargetSupports(tables);
+    const earlyReads = await early;
+    const target = await session.targetConnection();
+    for (const table of tables) {
+      try {
+        const source = await session.source(table.source);
+        const described = recentDescription(checked, table);
+        const reads = earlyReads.get(table);
+        prepared.push(await prepareTable({ table, source, target, flags, now, targetNotes: true, described, early: reads }));
+      } catch (error) {
+        const name = formatTargetTable(table.config.target);
+        failed.push(failedResult(table, asSqlloadError(error, "SL304", `cannot plan ${name}`, { table: name })));
+      }
     }
+  } finally {
+    await earlyReadsSettled(early);
   }
   // A rule only the source's metadata could check is still a config error, not one table's failure.
   const configError = failed.find((f) => isConfigError(f.error))?.error;
@@ -98,40 +102,44 @@ export async function loadProject(
   const concurrency = Math.max(1, Math.min(options.concurrency ?? 1, tables.length));
   // The tables that start at once read their target state meanwhile, where that reads the same.
   const early = readTargetsEarly(session.earlyTarget(), tables.slice(0, concurrency));
-  const checked = await checkTables(session, tables, options.flags, { connect: true });
-  await session.checkTargetSupports(tables);
-  const earlyReads = await early;
-  emit({ type: "run_started", runId, at: now.toISOString(), tables: tables.map((t) => formatTargetTable(t.config.target)) });
-  const results: TableResult[] = [];
-  let stop = false;
-  const queue = [...tables];
-  const pacing = new RunPacing(session.config.sources);
-  // What the checks read, and the target state read meanwhile, stand for a load only until the
-  // run first commits (recentDescription, readTargetsEarly).
-  let committed = false;
-  const watched: LoadOptions = {
-    ...options,
-    emit: (event) => {
-      if (event.type === "window_committed") committed = true;
-      emit(event);
-    },
-  };
-  const worker = async () => {
-    for (let table = queue.shift(); table; table = queue.shift()) {
-      if (signal.aborted || stop) break;
-      const recent = committed ? undefined : { checked, early: earlyReads.get(table) };
-      const result = await loadOne(session, table, watched, runId, now, pacing, recent);
-      results.push(result);
-      if (result.status === "failed" && options.failFast) stop = true;
-    }
-  };
-  const workers = Array.from({ length: concurrency }, worker);
-  await Promise.all(workers);
-  const order = new Map(tables.map((t, i) => [formatTargetTable(t.config.target), i]));
-  results.sort((a, b) => (order.get(a.table) ?? 0) - (order.get(b.table) ?? 0));
-  const seconds = (Date.now() - started) / 1000;
-  emit({ type: "run_completed", runId, results, seconds });
-  return { runId, startedAt: now.toISOString(), results, seconds };
+  try {
+    const checked = await checkTables(session, tables, options.flags, { connect: true });
+    await session.checkTargetSupports(tables);
+    const earlyReads = await early;
+    emit({ type: "run_started", runId, at: now.toISOString(), tables: tables.map((t) => formatTargetTable(t.config.target)) });
+    const results: TableResult[] = [];
+    let stop = false;
+    const queue = [...tables];
+    const pacing = new RunPacing(session.config.sources);
+    // What the checks read, and the target state read meanwhile, stand for a load only until the
+    // run first commits (recentDescription, readTargetsEarly).
+    let committed = false;
+    const watched: LoadOptions = {
+      ...options,
+      emit: (event) => {
+        if (event.type === "window_committed") committed = true;
+        emit(event);
+      },
+    };
+    const worker = async () => {
+      for (let table = queue.shift(); table; table = queue.shift()) {
+        if (signal.aborted || stop) break;
+        const recent = committed ? undefined : { checked, early: earlyReads.get(table) };
+        const result = await loadOne(session, table, watched, runId, now, pacing, recent);
+        results.push(result);
+        if (result.status === "failed" && options.failFast) stop = true;
+      }
+    };
+    const workers = Array.from({ length: concurrency }, worker);
+    await Promise.all(workers);
+    const order = new Map(tables.map((t, i) => [formatTargetTable(t.config.target), i]));
+    results.sort((a, b) => (order.get(a.table) ?? 0) - (order.get(b.table) ?? 0));
+    const seconds = (Date.now() - started) / 1000;
+    emit({ type: "run_completed", runId, results, seconds });
+    return { runId, startedAt: now.toISOString(), results, seconds };
+  } finally {
+    await earlyReadsSettled(early);
+  }
 }
 
 async function loadOne(
