@@ -77,7 +77,7 @@ export class DuckDBTarget implements TargetConnection {
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
     const { db, connection } = await this.opened;
     return this.guard(ref, "reading the columns of", async () => {
-      const side = [await db.connect(), await db.connect()] as const;
+      const side = await Promise.all([db.connect(), db.connect()]);
       try {
         const described = await describeWithCollations([connection, ...side], ref.schema, ref.name);
         return described && { columns: described.columns.map(toColumn), collations: described.collations };

@@ -92,9 +92,7 @@ export class Committer {
     const { plan, schedule, target, filter } = this.args;
     if (!this.columns && firstSchema) this.columns = firstSchema;
     const columns = filter.columnsOf(this.columns ?? this.args.targetColumns);
-    const cursor = plan.cursor ? { column: plan.cursor.column, kind: plan.cursor.kind } : undefined;
-    // A resumable reload writes its build table and logs under the live one.
-    const into = plan.reloadBuild?.table ?? plan.target;
+    const { cursor, into } = this.writeTo();
     const ensured = await this.ensureTable();
     // Rows of the rebuild land in the live table, whose columns ensureTable has made fit.
     const unitColumns = this.recordWithData && ensured ? this.columns : columns;
@@ -134,14 +132,23 @@ export class Committer {
     const { plan, schedule, target, filter } = this.args;
     const columns = filter.columnsOf(this.columns ?? this.args.targetColumns);
     if (this.ensured || !columns || (schedule.rebuild && !this.recordWithData)) return false;
-    const cursor = plan.cursor ? { column: plan.cursor.column, kind: plan.cursor.kind } : undefined;
-    const into = plan.reloadBuild?.table ?? plan.target;
+    const { cursor, into } = this.writeTo();
     const options = { primaryKey: plan.primaryKey, strategy: plan.strategy, cursor };
     this.columns = await this.onTarget("preparing", () => target.ensureTable(into, columns, options)).catch((error: unknown) => {
       throw this.recordWithData ? replaceWithRecordError(error, this.args.table) : error;
     });
     this.ensured = true;
     return true;
+  }
+
+  /** The table the units write and the cursor they are told of. */
+  private writeTo() {
+    const { plan } = this.args;
+    return {
+      cursor: plan.cursor ? { column: plan.cursor.column, kind: plan.cursor.kind } : undefined,
+      // A resumable reload writes its build table and logs under the live one.
+      into: plan.reloadBuild?.table ?? plan.target,
+    };
   }
 
   async write(kept: KeptBatch): Promise<void> {

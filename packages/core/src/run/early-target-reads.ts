@@ -1,7 +1,7 @@
 import type { TargetConnection, TargetTableInfo } from "../connector/target.js";
-import { RUN_LOG_TAIL } from "../state/history-tail.js";
 import type { RunLogRow } from "../state/run-log.js";
 import type { ProjectTable } from "./project-session.js";
+import { readNewestRecords } from "./read-logged-position.js";
 
 /**
  * What planning a table's load first reads of its target, its description and the newest records
@@ -36,7 +36,7 @@ export function readTargetsEarly(
     for (const table of tables) {
       const ref = table.config.target;
       const info = target.describeTable(ref);
-      const newest = target.readRunLog(ref, { last: RUN_LOG_TAIL });
+      const newest = readNewestRecords(target, ref);
       // Awaited only by a load that plans from them.
       info.catch(() => {});
       newest.catch(() => {});

@@ -119,7 +119,8 @@ export class ProjectSession {
       opened = resolve;
     });
     this.early = this.targetAttempt()(opened);
-    this.early.then(opened, opened);
+    // A failure waits for targetConnection, which reports it.
+    this.early.catch(() => {});
     return settled;
   }
 

@@ -19,7 +19,7 @@ export async function readLoggedPosition<T>(
   early?: Promise<readonly RunLogRow[]> | undefined,
 ): Promise<{ readonly position: LoggedPosition; readonly found: T }> {
   const walked = (position: LoggedPosition) => ({ position, found: walks(position) });
-  const newest = await (early ?? target.readRunLog(ref, { last: RUN_LOG_TAIL }));
+  const newest = await (early ?? readNewestRecords(target, ref));
   // Fewer rows than asked for are the whole log, and so are more: a target may ignore `last` (target.ts).
   if (newest.length !== RUN_LOG_TAIL) return walked(loggedPosition([...newest, ...pending]));
   try {
@@ -28,4 +28,9 @@ export async function readLoggedPosition<T>(
     if (!(error instanceof EarlierRecordsNeeded)) throw error;
   }
   return walked(loggedPosition([...(await target.readRunLog(ref)), ...pending]));
+}
+
+/** The first read of a table's log for a load: its newest records, which decide most positions alone. */
+export function readNewestRecords(target: TargetConnection, ref: TargetTableRef): Promise<readonly RunLogRow[]> {
+  return target.readRunLog(ref, { last: RUN_LOG_TAIL });
 }
