@@ -20,7 +20,7 @@ import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
 import { ingestScan } from "./duckdb-file-scan.js";
 import { duckdbRange } from "./duckdb-range.js";
-import { createRunLogTable, insertRunLog, selectRunLog } from "./duckdb-run-log.js";
+import { createRunLogTable, insertRunLogSql, selectRunLog } from "./duckdb-run-log.js";
 import { runStatement, writingTable } from "./duckdb-statement.js";
 import { wrapDuckDBError } from "./errors.js";
 
@@ -56,9 +56,9 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
       `CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`,
       createRunLogTable((options.runLogTable ?? ref).schema),
       ...(replace ? [`DROP TABLE IF EXISTS ${qualifiedName(ref.schema, writeName)}`] : []),
+      "BEGIN TRANSACTION",
     ];
     await db.serialize(() => connection.run(setup.join(";\n")));
-    await connection.run("BEGIN TRANSACTION");
     const unit = new DuckDBCommitUnit(db, connection, ref, options, writeName, label);
     if (replace) {
       if (options.columns.length > 0) await unit.createBuildTable(options.columns);
@@ -76,6 +76,11 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
 class DuckDBCommitUnit implements CommitUnit {
   private open = true;
   private staged = false;
+  /**
+   * Run-log records appended but not yet sent: they go with COMMIT, in its call (one round trip
+   * to DuckDB's thread fewer per unit), or before anything that reads the log.
+   */
+  private unsentLog: string[] = [];
   /** Open across the unit's writes to the table; closed before any statement that must see its rows. */
   private appender: TableAppender | undefined;
   /** The written table's columns in table order; null while it does not exist. */
@@ -204,25 +209,35 @@ class DuckDBCommitUnit implements CommitUnit {
 
   async appendRunLog(row: RunLogRow): Promise<void> {
     this.check();
-    await this.flushAppender();
-    await this.guard(() => insertRunLog(this.connection, this.logRef.schema, this.logRef.name, row));
+    this.unsentLog.push(insertRunLogSql(this.logRef.schema, this.logRef.name, row));
   }
 
   async runLogOfRun(runId: string): Promise<readonly RunLogRow[]> {
     this.check();
+    await this.sendLog();
     return this.guard(() => selectRunLog(this.connection, this.logRef.schema, this.logRef.name, { runId }));
+  }
+
+  private async sendLog(): Promise<void> {
+    const statements = this.unsentLog;
+    if (statements.length === 0) return;
+    this.unsentLog = [];
+    await this.guard(() => this.connection.run(statements.join(";\n")));
   }
 
   async commit(): Promise<void> {
     this.check();
     try {
       await this.flushAppender();
+      // One call, in order, stopping at the first failure (which the ROLLBACK below then undoes).
+      const statements = this.unsentLog;
+      this.unsentLog = [];
       if (this.options.strategy === "replace" && this.columns) {
         // Inside the transaction: readers see the old table until COMMIT, then the new one.
-        await this.connection.run(`DROP TABLE IF EXISTS ${qualifiedName(this.ref.schema, this.ref.name)}`);
-        await this.connection.run(`ALTER TABLE ${this.table} RENAME TO ${quoteIdent(this.ref.name)}`);
+        statements.push(`DROP TABLE IF EXISTS ${qualifiedName(this.ref.schema, this.ref.name)}`);
+        statements.push(`ALTER TABLE ${this.table} RENAME TO ${quoteIdent(this.ref.name)}`);
       }
-      await this.connection.run("COMMIT");
+      await this.connection.run([...statements, "COMMIT"].join(";\n"));
     } catch (error) {
       await this.connection.run("ROLLBACK").catch(() => undefined);
       throw wrapDuckDBError(error, "target", `committing ${this.label} failed`, this.label);

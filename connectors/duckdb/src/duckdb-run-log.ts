@@ -43,14 +43,17 @@ export async function insertRunLog(
   targetName: string,
   row: RunLogRow,
 ): Promise<void> {
+  await connection.run(insertRunLogSql(schema, targetName, row));
+}
+
+/** The statement appending `row` to the run log of `schema`, its values quoted in. */
+export function insertRunLogSql(schema: string, targetName: string, row: RunLogRow): string {
   const table = runLogTable(schema);
   if (!Number.isSafeInteger(row.formatVersion))
     throw new SqlloadError("SL900", `a run-log record's format version must be a whole number, not ${row.formatVersion}`);
   const text = [row.runId, row.table, targetName, row.at].map(quoteString).join(", ");
-  await connection.run(
-    `INSERT INTO ${table} (seq, run_id, table_name, target_name, "at", format_version, body)
-     SELECT coalesce(max(seq), 0) + 1, ${text}, ${row.formatVersion}, ${quoteString(row.body)} FROM ${table}`,
-  );
+  return `INSERT INTO ${table} (seq, run_id, table_name, target_name, "at", format_version, body)
+     SELECT coalesce(max(seq), 0) + 1, ${text}, ${row.formatVersion}, ${quoteString(row.body)} FROM ${table}`;
 }
 
 /**

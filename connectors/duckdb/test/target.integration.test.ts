@@ -1,3 +1,5 @@
+import { join } from "node:path";
+import { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import {
   batchFromRows,
   type Column,
@@ -10,7 +12,7 @@ import {
   type TargetConnection,
   type TargetTableRef,
 } from "@sqlload/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { batch, col, load, openSource, openTarget, t, tempProject } from "./harness.js";
 
 let project: ReturnType<typeof tempProject>;
@@ -414,6 +416,72 @@ describe("commit units", () => {
     ).rejects.toMatchObject({ code: "SL301" });
     await dup.abort();
     expect(await rowsOf(r)).toHaveLength(4);
+  });
+
+  it("a unit begins with one call and commits with one, its run-log records sent with COMMIT", async () => {
+    // Each call is a round trip to DuckDB's thread: BEGIN and each record were calls of their own before.
+    const r = ref();
+    await load(target, r, cols, [rows([1, 2])]);
+    const run = vi.spyOn(DuckDBConnection.prototype, "run");
+    try {
+      const unit = await target.begin(r, { strategy: "delete_insert", columns: cols, cursor: { column: "c", kind: "integer" } });
+      // The schema, the run log and BEGIN in one call; then the table's columns as the transaction sees them.
+      const begun = run.mock.calls.map(([sql]) => String(sql));
+      expect(begun).toEqual([
+        expect.stringMatching(/^CREATE SCHEMA IF NOT EXISTS[\s\S]*;\s*BEGIN TRANSACTION$/),
+        expect.stringMatching(/LIMIT 0$/),
+      ]);
+      await unit.write(rows([3]));
+      run.mockClear();
+      await unit.appendRunLog(logRow("x", 1));
+      await unit.appendRunLog(logRow("y", 2));
+      expect(run).not.toHaveBeenCalled();
+      await unit.commit();
+      const committed = run.mock.calls.map(([sql]) => String(sql));
+      expect(committed).toHaveLength(1);
+      expect(committed[0]?.match(/INSERT INTO/g)).toHaveLength(2);
+      expect(committed[0]).toMatch(/;\s*COMMIT$/);
+    } finally {
+      run.mockRestore();
+    }
+    expect(await cursorsOf(r)).toEqual([1, 2, 3]);
+    expect(await target.readRunLog(r)).toEqual([logRow("x", 1), logRow("y", 2)]);
+  });
+
+  it("a run-log record that fails at COMMIT rolls the whole unit back", async () => {
+    const own = tempProject();
+    try {
+      // A run log that refuses every record (as a stricter table of the same name would).
+      const instance = await DuckDBInstance.create(join(own.dir, "warehouse.duckdb"));
+      const setup = await instance.connect();
+      await setup.run(
+        `create schema raw; create table raw.t (id bigint, c bigint, v varchar); insert into raw.t values (1, 1, 'a'), (2, 2, 'b');
+         create table raw._sqlload_runs (seq bigint not null, run_id varchar not null, table_name varchar not null,
+           target_name varchar not null, "at" varchar not null, format_version integer not null,
+           body varchar not null check (body = 'never'))`,
+      );
+      setup.closeSync();
+      instance.closeSync();
+      const strict = await openTarget(own.dir);
+      try {
+        const r = { schema: "raw", name: "t" };
+        const unit = await strict.begin(r, {
+          strategy: "delete_insert",
+          columns: cols,
+          cursor: { column: "c", kind: "integer" },
+        });
+        await unit.deleteRange({});
+        await unit.write(rows([3]));
+        await unit.appendRunLog(logRow("x", 1));
+        await expect(unit.commit()).rejects.toMatchObject({ code: expect.stringMatching(/^SL\d+$/) });
+        expect(await strict.maxCursor(r, "c", "integer")).toEqual({ kind: "integer", value: 2n });
+        expect(await strict.readRunLog(r)).toEqual([]);
+      } finally {
+        await strict.close();
+      }
+    } finally {
+      own.cleanup();
+    }
   });
 
   it("replace builds a new table and swaps it in at commit; readers see the old one until then", async () => {
