@@ -21,8 +21,9 @@
 //
 // A package may build its own code that way too (`"sqlloadBuild": {"cached": true}`): each entry is
 // then one CommonJS file at dist's root, `<entry>.cjs`, with everything it imports built in but
-// Node's own modules and the ES module packages it depends on (`@sqlload/core`), and `<entry>.js`
-// is the module standing in for it, which imports those packages and hands them to the file. Node
+// Node's own modules, the packages it depends on (`@sqlload/core`; a CommonJS one is required where
+// it is imported) and the other entries it imports with `import()`, and `<entry>.js` is the module
+// standing in for it, which imports the ES module packages and hands them to the file. Node
 // 20 keeps no compiled code for ES modules, and core alone is some 200 kB that every command
 // parsed again (the Postgres connector, with `pg`, 280 kB).
 //
@@ -189,9 +190,10 @@ function vendorShim(name) {
 }
 
 // A cached package's entries: one CommonJS file each, which may import nothing but Node's own
-// modules and the ES module packages it declares (CommonJS cannot require an ES module on Node 20:
-// the module standing in for it imports them and hands them over), but for what a built-in client
-// requires where it uses it, and that module.
+// modules, the packages it declares (an ES module one, which CommonJS cannot require on Node 20, is
+// imported by the module standing in for it and handed over), what a built-in client requires where
+// it uses it, and that module, and the package's other entries, by `import()` only: each entry holds
+// its own copy of what it builds in, so a module two entries both loaded would have two states.
 const CACHED = "\0sqlload-cached:";
 /** Each cached entry's export names and the ES module packages it imports, by entry name. */
 const cachedEntries = new Map();
@@ -204,12 +206,16 @@ if (cached) {
       input: source,
       external: (id, importer) => {
         if (id.startsWith("node:") || builtinModules.includes(id)) return true;
+        // Another entry, imported when used (`import("./open.js")`): its own file, loaded then.
+        if (importer && otherEntry(id, importer, source)) return true;
         if (!common.external(id, importer)) return false;
         // What a built-in client requires only when used (`pg-native`), as its vendor file would.
         if (importer?.includes("/node_modules/")) return true;
+        // A CommonJS package it declares: required, as CommonJS can (a native binding's loader).
+        if (declared.has(packageName(id)) && !isEsmDependency(id)) return true;
         if (!isEsmDependency(id))
           throw new Error(
-            `${pkg.name}: ${id}: a cached package may import only Node's modules, ES module packages it declares, and what it builds in`,
+            `${pkg.name}: ${id}: a cached package may import only Node's modules, the packages it declares, other entries, and what it builds in`,
           );
         modules.add(id);
         return true;
@@ -218,10 +224,22 @@ if (cached) {
     const { output } = await build.write({ file, format: "cjs", exports: "named", codeSplitting: false });
     await build.close();
     const [entry] = output.filter((chunk) => chunk.type === "chunk");
+    // An entry may reach another only by `import()`: a static import would load it with this one,
+    // and a module both built in would hold two copies of its state.
+    for (const imported of entry.imports) {
+      if (imported.startsWith(".")) throw new Error(`${pkg.name}: ${name} imports the entry ${imported} statically; import() it`);
+    }
     for (const chunk of output) if (chunk.type === "chunk") vendorModules.push(...chunk.moduleIds);
     cachedEntries.set(name, { exports: entry.exports, modules: [...modules].sort() });
     routeDynamicImports(file);
   }
+}
+
+/** Whether `id`, imported by `importer`, is the source of an entry other than `self`. */
+function otherEntry(id, importer, self) {
+  if (!id.startsWith(".")) return false;
+  const resolved = join(dirname(importer), id).replace(/\.js$/, ".ts");
+  return resolved !== self && [...entries.values()].includes(resolved);
 }
 
 /** Whether a bare import names a package this one declares and whose package.json says it is an ES module. */

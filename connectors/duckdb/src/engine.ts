@@ -16,12 +16,14 @@
  * - the DuckDB client's classes a connector creates values and instances with: this package
  *   carries its own copy of the client, and the pieces above recognise only its classes.
  *
- * The package's main entry is the connector; this subpath holds no connector.
+ * The package's main entry is the connector, which loads this subpath when it first opens a file
+ * (`openTarget`, `openSource`): one copy of the client serves both.
  */
 export { type AppendTarget, appendBatch } from "./duckdb-appender.js";
 export { estimateBytes, streamBatches } from "./duckdb-batches.js";
 export { DuckDBInstance, DuckDBListValue, LIST, VARCHAR } from "./duckdb-client.js";
 export { duckdbTypeSql, isCanonical, logicalTypeOf, quoteIdent, quoteString } from "./duckdb-dialect.js";
+export { openSource, openTarget } from "./duckdb-open.js";
 export { type DuckDBRangeOptions, duckdbRange, type SqlCondition } from "./duckdb-range.js";
 export { runStatement, writingTable } from "./duckdb-statement.js";
 export { cursorFromDuckDB } from "./duckdb-values.js";

@@ -41,10 +41,11 @@ export default defineConnector({
   },
   targetCapabilities: (options) => duckdbTargetCapabilities(options.native_file_reads !== false),
   targetOpenIsInert: targetExists,
-  // The client is loaded on first open (duckdb-open.ts): a run whose target is elsewhere and that
-  // reads no DuckDB file never loads it.
-  target: async (context) => (await import("./duckdb-open.js")).openTarget(context),
-  source: async (context) => (await import("./duckdb-open.js")).openSource(context),
+  // The client is loaded on first open, with the engine (one copy of it, whose classes the
+  // engine's pieces recognise): a run whose target is elsewhere and that reads no DuckDB file never
+  // loads it.
+  target: async (context) => (await import("./engine.js")).openTarget(context),
+  source: async (context) => (await import("./engine.js")).openSource(context),
 });
 
 // Types only: a value from the files behind them would load the client with the connector.
