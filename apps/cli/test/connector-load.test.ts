@@ -33,9 +33,10 @@ it("loads every connector without formatting a number through Intl", () => {
   expect(JSON.parse(out)).toEqual([]);
 });
 
-// The clients built into packages (smol-toml in core, the DuckDB client, pg) are loaded through V8's
-// code cache (packages/core/src/start-up/require-compiled.ts): the first run writes it, the next
-// ones use what it wrote, and each client works as loaded.
+// The packages built as cached CommonJS (core with smol-toml, the Postgres connector with pg, the
+// DuckDB connector and its engine with the DuckDB client) are loaded through V8's code cache
+// (packages/core/src/start-up/require-compiled.ts): the first run writes it, the next ones use what
+// it wrote, and each works as loaded.
 it("loads the built-in clients through the code cache the first run wrote", () => {
   const cache = mkdtempSync(join(tmpdir(), "sqlload-compile-cache-test-"));
   try {
@@ -53,7 +54,8 @@ it("loads the built-in clients through the code cache the first run wrote", () =
     const env = { SQLLOAD_COMPILE_CACHE: cache };
     expect(JSON.parse(run(script, env))).toEqual({ table: null, error: "SL304" });
     const files = readdirSync(cache).sort();
-    expect(files).toHaveLength(3);
+    // core, the Postgres connector, the DuckDB connector and its engine, which opening a database loaded.
+    expect(files).toHaveLength(4);
     const inodes = files.map((f) => statSync(join(cache, f)).ino);
     expect(JSON.parse(run(script, env))).toEqual({ table: null, error: "SL304" });
     // V8 took every cache: none was compiled and written again.
