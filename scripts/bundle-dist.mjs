@@ -211,13 +211,12 @@ if (cached) {
         if (!common.external(id, importer)) return false;
         // What a built-in client requires only when used (`pg-native`), as its vendor file would.
         if (importer?.includes("/node_modules/")) return true;
-        // A CommonJS package it declares: required, as CommonJS can (a native binding's loader).
-        if (declared.has(packageName(id)) && !isEsmDependency(id)) return true;
-        if (!isEsmDependency(id))
+        if (!declared.has(packageName(id)))
           throw new Error(
             `${pkg.name}: ${id}: a cached package may import only Node's modules, the packages it declares, other entries, and what it builds in`,
           );
-        modules.add(id);
+        // A CommonJS package it declares is required, as CommonJS can (a native binding's loader).
+        if (isEsmDependency(id)) modules.add(id);
         return true;
       },
     });
