@@ -5,6 +5,7 @@ import {
   type CommitUnitOptions,
   type CursorRange,
   formatTargetTable,
+  heldBatch,
   isNull,
   type RecordBatch,
   type RunLogRow,
@@ -113,7 +114,8 @@ export class DatabricksCommitUnit implements CommitUnit {
       await this.guard("staging rows of", () => (this.volumeLoad as VolumeLoad).append(batch));
       return;
     }
-    this.pending.push(batch);
+    // Written at a later call: the batch's columns are read now, while they are the unit's to read.
+    this.pending.push(heldBatch(batch));
     if (this.pending.reduce((n, b) => n + b.length, 0) < bulk.threshold) return;
     await bulk.sweep(this.ref);
     // Every build column, in the storage the batches hold it in (a column no batch had yet: the table's type).

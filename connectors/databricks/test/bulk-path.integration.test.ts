@@ -1,3 +1,4 @@
+import { expiringBatch } from "@sqlload/conformance";
 import { batchFromRows, type Column, type LogicalType, type TargetTableRef } from "@sqlload/core";
 import { type RequestMatcher, requestMatching } from "@sqlload/testing/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -158,6 +159,28 @@ describe("the Databricks bulk path (volume PUT + COPY INTO)", () => {
       expect(shapesSince(before)).not.toContain("insert_values");
       expect((await warehouse.readAll(ref))?.length).toBe(5);
     });
+  });
+
+  it("stages batches it holds back under the threshold from what it read while each write lasted", async () => {
+    const viaInsert = await withTarget("none", "insert", async (target, ref) => {
+      await load(target, ref, ROWS);
+      return sorted(ref);
+    });
+    const before = requests().length;
+    const held = await withTarget("none", { threshold: 3 }, async (target, ref) => {
+      const columns = await target.ensureTable(ref, COLUMNS, {});
+      const unit = await target.begin(ref, { strategy: "append", columns });
+      // Two batches below the threshold wait in the unit; the third crosses it and stages all three.
+      for (const rows of [ROWS.slice(0, 1), ROWS.slice(1, 2), ROWS.slice(2)]) {
+        const { batch, expire } = expiringBatch(COLUMNS, rows);
+        await unit.write(batch);
+        expire();
+      }
+      await unit.commit();
+      return sorted(ref);
+    });
+    expect(shapesSince(before)).toContain("copy_into");
+    expect(held).toEqual(viaInsert);
   });
 
   const failures: readonly [string, RequestMatcher][] = [

@@ -2,24 +2,13 @@ import { batchFromRows, batchToRows, type Column } from "@sqlload/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { frame, unframe } from "../test/copy-messages.js";
+import { pgColumn } from "../test/pg-columns.js";
 import { HEADER, TRAILER } from "./copy-binary.js";
 import { CopyBinaryDecoder } from "./copy-binary-decoder.js";
 import { CopyBinaryEncoder } from "./copy-binary-encoder.js";
-import { mapColumn, type PgColumn } from "./postgres-dialect.js";
+import type { PgColumn } from "./postgres-dialect.js";
 
-const pg = (name: string, typeName: string, elementOid: number | null = null, elementName: string | null = null): PgColumn =>
-  mapColumn({
-    name,
-    notNull: false,
-    declared: typeName,
-    typeName,
-    typeType: "b",
-    typmod: -1,
-    elementName,
-    elementType: elementName ? "b" : null,
-    elementOid,
-    collation: null,
-  });
+const pg = pgColumn;
 
 const COLUMNS: PgColumn[] = [
   pg("id", "int8"),

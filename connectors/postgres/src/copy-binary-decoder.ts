@@ -1,4 +1,4 @@
-import type { Column, ColumnVector, RecordBatch } from "@sqlload/core";
+import { type Column, type ColumnVector, type RecordBatch, SqlloadError } from "@sqlload/core";
 import {
   COPY_DATA,
   decodeNumeric,
@@ -83,6 +83,13 @@ export interface DecodedBatch {
    * they are; with `framed`, as whole CopyData protocol messages.
    */
   readonly raw: readonly Buffer[];
+  /** The memory the batch's columns (until decoded) and raw bytes are views of. */
+  readonly memory: readonly ArrayBufferLike[];
+  /**
+   * Ends the batch: a column not decoded yet then throws when read, rather than decode memory
+   * that may hold later reads by then (see ChunkLedger).
+   */
+  expire(): void;
 }
 
 export interface DecoderOptions {
@@ -123,6 +130,8 @@ interface FieldIndex {
   readonly hasNull: Uint8Array;
   /** Columns decoded so far. */
   decoded: number;
+  /** The batch was ended (DecodedBatch.expire): its buffers may hold other bytes now. */
+  expired: boolean;
   /** The eager column as the walk decodes it; `complete` until a row is walked another way. */
   readonly eager: { readonly builder: Builder; nulls: Uint8Array | undefined; complete: boolean } | undefined;
   /** Per column and row (`c * rows + r`): the field's offset and length (-1 for NULL). */
@@ -178,6 +187,14 @@ export class CopyBinaryDecoder {
     this.index = this.newIndex();
   }
 
+  /** The memory the batch being built, and the bytes kept for the next chunk, are views of. */
+  heldMemory(): ArrayBufferLike[] {
+    const held = this.index.bufs.map((b) => b.buffer);
+    for (const part of this.raw) held.push(part.buffer);
+    for (const view of [this.pending, this.pendingMessage, this.run.buf]) if (view) held.push(view.buffer);
+    return held;
+  }
+
   /** Whether the trailer has been read. */
   get finished(): boolean {
     return this.done;
@@ -191,6 +208,7 @@ export class CopyBinaryDecoder {
       rowStart: new Int32Array(this.capacity),
       hasNull: new Uint8Array(this.wires.length),
       decoded: 0,
+      expired: false,
       eager:
         this.eager < 0
           ? undefined
@@ -472,11 +490,15 @@ export class CopyBinaryDecoder {
     const bytes = this.batchBytes;
     this.endRun();
     const raw = this.raw;
+    const memory = [...index.bufs.map((b) => b.buffer), ...raw.map((part) => part.buffer)];
     this.raw = [];
     this.rows = 0;
     this.batchBytes = 0;
     this.index = this.newIndex();
-    return { batch: { schema: this.schema, length: n, columns }, bytes, raw };
+    const expire = () => {
+      index.expired = true;
+    };
+    return { batch: { schema: this.schema, length: n, columns }, bytes, raw, memory, expire };
   }
 }
 
@@ -541,6 +563,12 @@ function fieldsOf(index: FieldIndex, ncols: number, n: number): NonNullable<Fiel
 
 /** Decodes one column of a batch into the storage core documents for its type, and its NULL mask. */
 function decodeColumn(wire: WireType, index: FieldIndex, c: number, ncols: number, n: number): DecodedColumn {
+  if (index.expired) {
+    throw new SqlloadError(
+      "SL900",
+      "a column of a batch read from Postgres was read after the next item was asked for; its bytes may be another batch's by then",
+    );
+  }
   const b = newBuilder(wire, n);
   // The first column decoded (often the only one: the cursor of rows passed on as they came)
   // steps over the fields before it; a second one makes every field's place worth noting.
@@ -658,8 +686,8 @@ function decodeField(b: Builder, buf: Buffer, view: DataView, q: number, len: nu
       b.arr[r] = decodeJsonb(buf, q, len);
       return;
     case BYTEA:
-      // A view, not a copy: chunks are never reused, and a batch holds about its own bytes anyway.
-      b.arr[r] = new Uint8Array(buf.buffer, buf.byteOffset + q, len);
+      // A copy, not a view: the socket's buffers are reused once the batch is done (ChunkLedger).
+      b.arr[r] = new Uint8Array(buf.subarray(q, q + len));
       return;
     case DATE:
       b.i32[r] = decodeDate(view.getInt32(q));

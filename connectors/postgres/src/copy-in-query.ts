@@ -82,7 +82,9 @@ export class CopyInQuery {
       if (buffer.length === 0) continue;
       if (framed) {
         const { part, sent } = this.joiner.join(buffer);
-        socket.write(part, sent);
+        // Sent as it came, the part is a view of the source's socket buffers, which are reused once
+        // this write returns (ChunkLedger): the socket must keep a copy.
+        socket.write(part === buffer ? Buffer.from(part) : part, sent);
         continue;
       }
       const header = Buffer.allocUnsafe(5);

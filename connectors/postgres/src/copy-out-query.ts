@@ -1,5 +1,7 @@
 import type { Duplex } from "node:stream";
 import { COPY_DATA } from "./copy-binary.js";
+import { lendReads, readBuffersOf } from "./pooled-socket.js";
+import type { ReadBuffers } from "./read-buffers.js";
 
 /**
  * The part of `pg`'s connection a COPY reader uses: its socket, and where it sends a query.
@@ -47,6 +49,10 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
   /** The socket is paused because `bufferBytes` wait unread. */
   private held = false;
   private readonly onData = (chunk: Buffer) => this.take(chunk);
+  /** The socket's reusable buffers, when it reads into them (pooledSocket); the reader gives them back. */
+  private lentFrom: ReadBuffers | undefined;
+  /** The chunk being parsed already has a slice in `ready`. */
+  private chunkKept = false;
 
   constructor(
     readonly text: string,
@@ -62,11 +68,22 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
     this.pgData = listeners[0] as (chunk: Buffer) => void;
     socket.removeListener("data", this.pgData as (chunk: Buffer) => void);
     socket.on("data", this.onData);
+    this.lentFrom = readBuffersOf(socket);
+    lendReads(socket, true);
     connection.query(this.text);
   }
 
   /** `pg` overwrites this with its timeout handling when `query_timeout` is set; calling it clears the timer. */
   callback(): void {}
+
+  /**
+   * The buffers the chunks are views of, when the socket reuses them: a chunk may be given back
+   * (`give(chunk.buffer)`) once nothing reads it or any slice of it. Each reused buffer reaches the
+   * consumer as one chunk at most.
+   */
+  get buffers(): ReadBuffers | undefined {
+    return this.lentFrom;
+  }
 
   /** Called by `pg` with the server's error, or when the connection is lost. */
   handleError(error: unknown): void {
@@ -111,7 +128,10 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
    */
   private take(chunk: Buffer): void {
     if (this.ended || this.pgData === undefined) return;
+    this.chunkKept = false;
     this.parse(chunk);
+    // A read holding no row (only the COPY's end, or its start) goes back at once.
+    if (!this.chunkKept) this.lentFrom?.give(chunk.buffer);
     if (this.pgData !== undefined && this.readyBytes >= this.bufferBytes) {
       this.held = true;
       this.connection?.stream.pause();
@@ -184,7 +204,11 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
 
   private emit(chunk: Buffer, from: number, to: number): void {
     if (to <= from) return;
-    this.ready.push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
+    // A reused buffer is given back whole, so only its first slice may be a view (the rest are
+    // rows on either side of a notice, which hardly happens).
+    if (this.lentFrom && this.chunkKept) this.ready.push(Buffer.from(chunk.subarray(from, to)));
+    else this.ready.push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
+    this.chunkKept = true;
     this.readyBytes += to - from;
   }
 
@@ -196,8 +220,10 @@ export class CopyOutQuery implements AsyncIterable<Buffer> {
     const socket = connection.stream;
     socket.removeListener("data", this.onData);
     this.held = false;
+    lendReads(socket, false);
     socket.on("data", pgData);
-    pgData(rest);
+    // pg's parser keeps slices of what it is given: never a view of a buffer to be reused.
+    pgData(this.lentFrom ? Buffer.from(rest) : rest);
     // As pg-copy-streams does: resuming inside pg's handler could reorder what it parses.
     process.nextTick(() => socket.resume());
   }

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from "node:tls";
 import { SqlloadError } from "@sqlload/core";
 import type * as Pg from "pg";
 import { pgDriver } from "./pg-driver.js";
+import { pooledSocket } from "./pooled-socket.js";
 
 /** The keys of a `[sources.X]` or `[target]` block using this connector. */
 export interface PostgresOptions {
@@ -176,7 +177,8 @@ export class PostgresConnection {
   }
 
   private config(): Pg.ClientConfig {
-    return { ...this.base, ssl: this.ssl };
+    // A TLS connection reads through its own socket, so only a plain one reads into reused buffers.
+    return this.ssl ? { ...this.base, ssl: this.ssl } : { ...this.base, ssl: false, stream: pooledSocket };
   }
 
   private async getPool(): Promise<Pg.Pool> {

@@ -1,5 +1,6 @@
 import { rangePredicate } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
+import { catalogColumn } from "../test/pg-columns.js";
 import {
   type CatalogColumn,
   derivedName,
@@ -14,19 +15,7 @@ import {
   rangeDialect,
 } from "./postgres-dialect.js";
 
-const catalog = (over: Partial<CatalogColumn>): CatalogColumn => ({
-  name: "c",
-  notNull: false,
-  declared: "text",
-  typeName: "text",
-  typeType: "b",
-  typmod: -1,
-  elementName: null,
-  elementType: null,
-  elementOid: null,
-  collation: null,
-  ...over,
-});
+const catalog = catalogColumn;
 
 describe("identifiers and literals", () => {
   it("quotes identifiers, doubling quotes", () => {

@@ -9,6 +9,7 @@ import {
   SqlloadError,
 } from "@sqlload/core";
 import type pg from "pg";
+import { ChunkLedger, decodeReleasing } from "./chunk-ledger.js";
 import { attachRawCopy } from "./copy-binary.js";
 import { CopyBinaryDecoder } from "./copy-binary-decoder.js";
 import { CopyOutQuery } from "./copy-out-query.js";
@@ -122,14 +123,13 @@ export class PostgresTableReader implements SourceTableReader {
       for (const sql of this.copyStatements(request)) {
         const decoder = new CopyBinaryDecoder(schema, wires, { framed: true, eager: cursor?.index });
         // A deep buffer lets the server keep sending while a batch is being written elsewhere.
-        stream = this.client.query(new CopyOutQuery(sql, 1 << 20));
+        const copy = new CopyOutQuery(sql, 1 << 20);
+        stream = this.client.query(copy);
         if (request.signal.aborted) onAbort();
-        for await (const chunk of stream) {
-          for (const { batch, bytes, raw } of decoder.push(chunk))
-            yield* emit(attachRawCopy(batch, { parts: raw, wires }), bytes);
-        }
-        const rest = decoder.end();
-        if (rest) yield* emit(attachRawCopy(rest.batch, { parts: rest.raw, wires }), rest.bytes);
+        // The engine asks for the next item once it is done with a batch: the socket's buffers
+        // that batch was read from are then used again (see ChunkLedger).
+        for await (const done of decodeReleasing(stream, decoder, new ChunkLedger(() => copy.buffers)))
+          yield* emit(attachRawCopy(done.batch, { parts: done.raw, wires }), done.bytes);
       }
       completed = true;
     } catch (error) {

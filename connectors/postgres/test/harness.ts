@@ -3,6 +3,7 @@ import {
   type Column,
   type CommitUnitOptions,
   type CursorValue,
+  heldBatch,
   type LogicalType,
   parseTableKey,
   type ReadRequest,
@@ -61,10 +62,10 @@ export function readRequest(overrides: Partial<ReadRequest> = {}): ReadRequest {
   return { range: {}, includeNulls: true, ordered: false, signal: new AbortController().signal, ...overrides };
 }
 
-/** Everything a read yields, as a list. */
+/** Everything a read yields, as a list; each batch read while it lives (see SourceItem). */
 export async function collect(items: AsyncIterable<SourceItem>): Promise<SourceItem[]> {
   const out: SourceItem[] = [];
-  for await (const item of items) out.push(item);
+  for await (const item of items) out.push(item.kind === "batch" ? { ...item, batch: heldBatch(item.batch) } : item);
   return out;
 }
 

@@ -12,6 +12,7 @@ export {
 } from "./cases/cursor-cases.js";
 export { identifierCases, oddSchemaSuffix } from "./cases/identifier-cases.js";
 export { type TypeCase, type TypeValue, typeCases } from "./cases/type-cases.js";
+export { expiringBatch } from "./expiring-batch.js";
 export type { InputRow, SourceFixture, SourceHarness, TargetFixture, TargetHarness } from "./harness.js";
 export { canonicalDecimal, canonicalKey, normalizeValue } from "./normalize.js";
 export { ConformanceReport, conformanceReports, type ReportEntry } from "./report.js";

@@ -24,6 +24,7 @@ import { type Capability, checkSkips, type Skips } from "./capabilities.js";
 import { cursorDatasets, maxCases, rangeCases } from "./cases/cursor-cases.js";
 import { identifierCases, oddSchemaSuffix } from "./cases/identifier-cases.js";
 import { typeCaseNeeds, typeCases, typeCaseValues } from "./cases/type-cases.js";
+import { expiringBatch } from "./expiring-batch.js";
 import type { InputRow, TargetFixture, TargetHarness } from "./harness.js";
 import { canonicalKey } from "./normalize.js";
 import { newReport } from "./report.js";
@@ -544,6 +545,35 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
         expect(await t.values(ref, "id", { kind: "int32" })).toEqual([1]);
         expect(await t.target.readRunLog(ref)).toHaveLength(1);
       });
+
+      for (const strategy of ["append", "delete_insert", "merge", "replace"] as const satisfies readonly WriteStrategy[]) {
+        const needs: Capability[] = strategy === "merge" || strategy === "replace" ? [strategy] : [];
+        test(`a ${strategy} unit reads each batch only until its write settles`, needs, async (t) => {
+          const ref = t.ref();
+          const ensured = await t.target.ensureTable(ref, columns, { primaryKey: ["id"], strategy, cursor });
+          const unit = await t.begin(ref, ensured, { strategy, cursor, primaryKey: ["id"] });
+          const input = [
+            [
+              { id: 1, c: 1n, v: "first" },
+              { id: 2, c: 2n, v: null },
+            ],
+            [{ id: 3, c: 3n, v: "second" }],
+          ];
+          try {
+            // As the engine does with a source that reuses its memory once it asks for the next item.
+            for (const rows of input) {
+              const { batch, expire } = expiringBatch(columns, rows);
+              await unit.write(batch);
+              expire();
+            }
+            await t.commit(ref, unit);
+          } catch (error) {
+            await unit.abort().catch(() => {});
+            throw error;
+          }
+          expect(await t.rows(ref, columns)).toEqual(normalizeRows(input.flat(), columns));
+        });
+      }
     });
 
     describe("run log", () => {

@@ -63,6 +63,7 @@ export {
   columnCursorSpan,
   cursorAt,
   filterBatch,
+  heldBatch,
   isNull,
   type RecordBatch,
   RecordBatchBuilder,

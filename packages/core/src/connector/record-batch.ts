@@ -305,6 +305,15 @@ export function filterBatch(batch: RecordBatch, keep: Uint8Array): RecordBatch {
   return { schema: batch.schema, length: count, columns };
 }
 
+/**
+ * The batch with every column read now, for a unit that keeps it past `write`: a source may reuse
+ * the memory a batch's columns are read from once the item after it is asked for (see SourceItem).
+ */
+export function heldBatch(batch: RecordBatch): RecordBatch {
+  const columns = batch.columns.map((c) => ({ values: c.values, nulls: c.nulls }));
+  return { schema: batch.schema, length: batch.length, columns };
+}
+
 /** Rows `[start, end)` of a batch, sharing its storage where it can (typed arrays are views). */
 export function sliceBatch(batch: RecordBatch, start: number, end: number): RecordBatch {
   if (start === 0 && end === batch.length) return batch;

@@ -80,6 +80,11 @@ export interface ReadRequest {
  * What a read yields. `commit-point` marks a place where everything yielded so far may be
  * committed without splitting rows of one cursor value (sources reading in cursor order);
  * `checkpoint` is a logged table's position after the rows before it.
+ *
+ * A batch lives until the item after it is asked for: the engine reads its columns, and has the
+ * target write it, before asking. A source may then reuse the memory its columns are read from
+ * (the Postgres source reuses its socket's buffers). Values read from a column before that stay
+ * valid; a target that keeps a batch past `write` reads its columns first (`heldBatch`).
  */
 export type SourceItem =
   | {

@@ -70,7 +70,11 @@ export interface EnsureTableOptions {
 export interface CommitUnit {
   /** Deletes the target rows whose cursor lies in `range`, comparing text by code point. */
   deleteRange(range: CursorRange, options?: { readonly includeNulls?: boolean }): Promise<void>;
-  /** Writes rows by column name; target columns the batch lacks get NULL. */
+  /**
+   * Writes rows by column name; target columns the batch lacks get NULL. The batch is the
+   * unit's to read until the promise settles, not after (see SourceItem): a unit that keeps it to
+   * write later keeps `heldBatch(batch)`.
+   */
   write(batch: RecordBatch): Promise<void>;
   /** Appends a run-log record in the same commit as the data. */
   appendRunLog(row: RunLogRow): Promise<void>;

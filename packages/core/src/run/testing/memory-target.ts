@@ -1,6 +1,13 @@
 import { defaultTargetCapabilities, type TargetCapabilities } from "../../connector/capabilities.js";
 import type { Column } from "../../connector/logical-types.js";
-import { batchFromRows, batchToRows, columnMaxCursor, cursorAt, type RecordBatch } from "../../connector/record-batch.js";
+import {
+  batchFromRows,
+  batchToRows,
+  columnMaxCursor,
+  cursorAt,
+  heldBatch,
+  type RecordBatch,
+} from "../../connector/record-batch.js";
 import type { CursorRange } from "../../connector/source.js";
 import { formatTargetTable, RELOAD_BUILD_SUFFIX, type TargetTableRef } from "../../connector/table-ref.js";
 import type {
@@ -158,7 +165,7 @@ export class MemoryTarget implements TargetConnection {
       write: async (batch) => {
         live();
         this.count("write");
-        changes.writes.push(batch);
+        changes.writes.push(heldBatch(batch));
       },
       appendRunLog: async (row) => {
         live();

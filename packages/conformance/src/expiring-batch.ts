@@ -1,0 +1,35 @@
+import { batchFromRows, type Column, type RecordBatch } from "@sqlload/core";
+import type { InputRow } from "./harness.js";
+
+/**
+ * A batch of `rows` whose columns can no longer be read once `expire` is called: what a source
+ * that reuses its memory gives (the Postgres source reads into socket buffers it uses again once
+ * the engine asks for the next item). A unit that reads a batch after its `write` settled reads
+ * whatever the source put there since; here it throws instead.
+ */
+export function expiringBatch(columns: readonly Column[], rows: readonly InputRow[]): { batch: RecordBatch; expire(): void } {
+  const whole = batchFromRows(columns, rows);
+  let expired = false;
+  const live = <T>(value: T): T => {
+    if (expired) {
+      throw new Error(
+        "a column of a batch was read after the unit's write() of it settled: a source may reuse a batch's memory then; keep heldBatch(batch) to write it later",
+      );
+    }
+    return value;
+  };
+  const vectors = whole.columns.map((c) => ({
+    get values() {
+      return live(c.values);
+    },
+    get nulls() {
+      return live(c.nulls);
+    },
+  }));
+  return {
+    batch: { schema: whole.schema, length: whole.length, columns: vectors },
+    expire: () => {
+      expired = true;
+    },
+  };
+}
