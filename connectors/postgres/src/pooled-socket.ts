@@ -11,6 +11,8 @@ type PooledSocket = Socket & { [BUFFERS]?: ReadBuffers; [LENT]?: boolean };
  * `onread`). While a COPY reader has it (`lendReads`), each read reaches the `data` listener as a
  * view of a reused buffer, which the reader gives back once nothing reads it; otherwise `pg` gets
  * a copy, and the buffer is reused at once (its parser keeps slices of what it is given).
+ * With `onread` nothing is buffered in the stream: a reader in paused mode (`readable`, `read()`,
+ * as pg-copy-streams' `to` reads) gets nothing, so such a reader needs a socket of its own.
  */
 export function pooledSocket(): Socket {
   const buffers = new ReadBuffers();

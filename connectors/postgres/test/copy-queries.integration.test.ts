@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HEADER, TRAILER } from "../src/copy-binary.js";
 import { CopyInQuery } from "../src/copy-in-query.js";
 import { CopyOutQuery } from "../src/copy-out-query.js";
+import { pooledSocket } from "../src/pooled-socket.js";
+import type { ReadBuffers } from "../src/read-buffers.js";
 import { unframe } from "./copy-messages.js";
 import { type Server, startServer } from "./harness.js";
 
@@ -39,10 +41,14 @@ async function withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promi
   }
 }
 
-async function readAll(query: CopyOutQuery): Promise<Buffer> {
+async function readAllChunks(query: CopyOutQuery): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
   for await (const chunk of query) chunks.push(chunk);
-  return Buffer.concat(chunks);
+  return chunks;
+}
+
+async function readAll(query: CopyOutQuery): Promise<Buffer> {
+  return Buffer.concat(await readAllChunks(query));
 }
 
 /** The same COPY read through pg-copy-streams, the reference. */
@@ -91,6 +97,28 @@ describe("CopyOutQuery", () => {
       expect(unframe(messages).equals(await reference(client, copy))).toBe(true);
       expect((await client.query("SELECT 1 AS one")).rows[0].one).toBe(1);
     });
+  });
+
+  it("over reused socket buffers, hands each buffer on as one chunk at most, notices among the rows and all", async () => {
+    const client = new pg.Client({ connectionString: url, stream: pooledSocket });
+    await client.connect();
+    try {
+      const copy = "COPY (SELECT noisy(id), pad FROM rows ORDER BY id) TO STDOUT (FORMAT binary)";
+      const query = client.query(new CopyOutQuery(copy));
+      const chunks = await readAllChunks(query);
+      const buffers = query.buffers as ReadBuffers;
+      const views = chunks.filter((chunk) => buffers.owns(chunk.buffer));
+      expect(views.length).toBeGreaterThan(10);
+      // A buffer given back whole must not still back another chunk: the rows after a notice are copied.
+      expect(new Set(views.map((chunk) => chunk.buffer)).size).toBe(views.length);
+      // The reference reads a socket of its own: pg-copy-streams reads in paused mode, which `onread` bypasses.
+      const expected = await withClient((plain) => reference(plain, copy));
+      expect(unframe(Buffer.concat(chunks)).equals(expected)).toBe(true);
+      // What pg's parser reads after the COPY it reads from copies.
+      expect((await client.query("SELECT count(*)::int AS n FROM rows")).rows[0].n).toBe(20000);
+    } finally {
+      await client.end();
+    }
   });
 
   it("fails with the server's error when the query fails midway, and the connection goes on", async () => {
