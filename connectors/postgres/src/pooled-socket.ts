@@ -1,16 +1,19 @@
 import { Socket } from "node:net";
-import { ReadBuffers } from "./read-buffers.js";
+import { READ_BYTES, ReadBuffers } from "./read-buffers.js";
 
 const BUFFERS = Symbol("sqlload.readBuffers");
 const LENT = Symbol("sqlload.readsLent");
+/** The shortest read lent as a view: a held buffer then carries at least a quarter of its size. */
+const LENT_AT_LEAST = READ_BYTES / 4;
 
 type PooledSocket = Socket & { [BUFFERS]?: ReadBuffers; [LENT]?: boolean };
 
 /**
  * A socket for `pg` (its `stream` option) that reads into buffers it reuses (Node's documented
- * `onread`). While a COPY reader has it (`lendReads`), each read reaches the `data` listener as a
- * view of a reused buffer, which the reader gives back once nothing reads it; otherwise `pg` gets
- * a copy, and the buffer is reused at once (its parser keeps slices of what it is given).
+ * `onread`). While a COPY reader has it (`lendReads`), each read of 16 KB or more reaches the `data`
+ * listener as a view of a reused buffer, which the reader gives back once nothing reads it;
+ * otherwise the listener gets a copy, and the buffer is reused at once (`pg`'s parser keeps slices
+ * of what it is given).
  * With `onread` nothing is buffered in the stream: a reader in paused mode (`readable`, `read()`,
  * as pg-copy-streams' `to` reads) gets nothing, so such a reader needs a socket of its own.
  */
@@ -21,7 +24,9 @@ export function pooledSocket(): Socket {
       buffer: () => buffers.take(),
       callback: (bytes: number, memory: Uint8Array) => {
         const chunk = (memory as Buffer).subarray(0, bytes);
-        if (socket[LENT]) socket.emit("data", chunk);
+        // A short read (a slow link) is copied, as Node would have copied it: lent, it would hold a
+        // whole buffer for a few bytes until its batch is done.
+        if (socket[LENT] && bytes >= LENT_AT_LEAST) socket.emit("data", chunk);
         else {
           const copy = Buffer.from(chunk);
           buffers.give(memory.buffer);
