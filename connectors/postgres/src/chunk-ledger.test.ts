@@ -2,14 +2,12 @@ import { batchFromRows, batchToRows, type Column, isSqlloadError } from "@sqlloa
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { frame, unframe } from "../test/copy-messages.js";
-import { pgColumn } from "../test/pg-columns.js";
+import { pgColumn as pg } from "../test/pg-columns.js";
 import { ChunkLedger, decodeReleasing } from "./chunk-ledger.js";
 import { HEADER, TRAILER } from "./copy-binary.js";
 import { CopyBinaryDecoder, type DecodedBatch } from "./copy-binary-decoder.js";
 import { CopyBinaryEncoder } from "./copy-binary-encoder.js";
 import { READ_BYTES, ReadBuffers } from "./read-buffers.js";
-
-const pg = pgColumn;
 
 const COLUMNS = [pg("id", "int8"), pg("name", "text"), pg("price", "numeric"), pg("blob", "bytea")];
 const SCHEMA: Column[] = COLUMNS.map((c) => ({ name: c.name, type: c.type, nullable: true }));

@@ -13,8 +13,9 @@ import type { ReadBuffers } from "./read-buffers.js";
  * columns, after asking for the next item).
  */
 export class ChunkLedger {
-  /** Reused buffers taken and not given back, oldest first, with the number each was taken as. */
-  private readonly taken: { readonly memory: ArrayBufferLike; readonly number: number }[] = [];
+  /** Reused buffers taken and not given back, oldest first. */
+  private readonly taken: ArrayBufferLike[] = [];
+  /** The number each of them was taken as: they count up from the oldest. */
   private readonly numberOf = new Map<ArrayBufferLike, number>();
   private next = 0;
 
@@ -25,9 +26,8 @@ export class ChunkLedger {
   took(chunk: Buffer): void {
     const memory = chunk.buffer;
     if (!this.buffersOf()?.owns(memory) || this.numberOf.has(memory)) return;
-    const number = this.next++;
-    this.taken.push({ memory, number });
-    this.numberOf.set(memory, number);
+    this.taken.push(memory);
+    this.numberOf.set(memory, this.next++);
   }
 
   /** Gives back every buffer taken before the oldest of `held` (the memory of whatever may still be read). */
@@ -41,11 +41,10 @@ export class ChunkLedger {
     }
     const taken = this.taken;
     let i = 0;
-    while (i < taken.length && (taken[i] as { number: number }).number < oldest) {
-      const { memory } = taken[i] as { memory: ArrayBufferLike };
+    for (; i < taken.length && (this.numberOf.get(taken[i] as ArrayBufferLike) as number) < oldest; i++) {
+      const memory = taken[i] as ArrayBufferLike;
       this.numberOf.delete(memory);
       buffers.give(memory);
-      i++;
     }
     if (i > 0) taken.splice(0, i);
   }

@@ -2,13 +2,11 @@ import { batchFromRows, batchToRows, type Column } from "@sqlload/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { frame, unframe } from "../test/copy-messages.js";
-import { pgColumn } from "../test/pg-columns.js";
+import { pgColumn as pg } from "../test/pg-columns.js";
 import { HEADER, TRAILER } from "./copy-binary.js";
 import { CopyBinaryDecoder } from "./copy-binary-decoder.js";
 import { CopyBinaryEncoder } from "./copy-binary-encoder.js";
 import type { PgColumn } from "./postgres-dialect.js";
-
-const pg = pgColumn;
 
 const COLUMNS: PgColumn[] = [
   pg("id", "int8"),

@@ -1,6 +1,6 @@
 import { rangePredicate } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
-import { catalogColumn } from "../test/pg-columns.js";
+import { catalogColumn as catalog } from "../test/pg-columns.js";
 import {
   type CatalogColumn,
   derivedName,
@@ -14,8 +14,6 @@ import {
   quoteLiteral,
   rangeDialect,
 } from "./postgres-dialect.js";
-
-const catalog = catalogColumn;
 
 describe("identifiers and literals", () => {
   it("quotes identifiers, doubling quotes", () => {
