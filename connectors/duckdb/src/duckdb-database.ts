@@ -6,9 +6,10 @@ import { SqlloadError, Turns } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
 import { DEFAULT_MEMORY_LIMIT, type MemorySettings } from "./duckdb-memory-settings.js";
+import { notAVersion } from "./duckdb-storage-version.js";
 import { IN_MEMORY } from "./duckdb-target-path.js";
 import { removeLeftoverSpills } from "./duckdb-temporary-files.js";
-import { openError } from "./errors.js";
+import { duckdbMessage, openError } from "./errors.js";
 
 /**
  * Extensions are never installed or loaded behind the user's back (the ones sqlload needs, json
@@ -28,6 +29,12 @@ export const INSTANCE_OPTIONS: Readonly<Record<string, string>> = {
 };
 
 export type AccessMode = "read_write" | "read_only";
+
+/** How a target's file is opened: what bounds its memory, and the storage format of a file it creates. */
+export interface TargetFileSettings extends MemorySettings {
+  /** DuckDB's `storage_compatibility_version`; absent: DuckDB's own. */
+  readonly storageVersion?: string | undefined;
+}
 
 /** One open DuckDB database, shared by every connector object of this process that names its file. */
 export interface DuckDBDatabase {
@@ -62,22 +69,25 @@ const open = new Map<string, Promise<Shared>>();
 /**
  * Opens (or shares) the database at `path`, relative to `projectDir`; `:memory:` is a new private
  * database every time. A file opened for writing creates its folder; a read-only open of a missing
- * file fails as the `role` it is opened for. A target's file gets the `memory` settings (see
- * duckdb-memory-settings.ts); a file this process already has open keeps the settings it was
- * opened with. An in-memory database takes neither: it has nowhere to drop blocks to.
+ * file fails as the `role` it is opened for. A target's file gets the `settings` (see
+ * duckdb-memory-settings.ts and duckdb-storage-version.ts); a file this process already has open
+ * keeps the settings it was opened with. An in-memory database takes none: it has nowhere to drop
+ * blocks to, and no storage format.
  */
 export async function openDatabase(
   path: string,
   projectDir: string,
   mode: AccessMode,
   role: "source" | "target",
-  memory: MemorySettings = { memoryLimit: DEFAULT_MEMORY_LIMIT },
+  settings: TargetFileSettings = { memoryLimit: DEFAULT_MEMORY_LIMIT },
 ): Promise<DuckDBDatabase> {
   const options: Record<string, string> = { ...INSTANCE_OPTIONS };
   if (mode === "read_only") options.access_mode = "READ_ONLY";
   const limited = role === "target" && path !== IN_MEMORY;
-  if (limited) options.memory_limit = memory.memoryLimit;
-  const rowGroupSize = limited ? memory.rowGroupSize : undefined;
+  if (limited) options.memory_limit = settings.memoryLimit;
+  // DuckDB applies it to files it creates, the attached one too, and leaves an existing file's format as it is.
+  if (limited && settings.storageVersion) options.storage_compatibility_version = settings.storageVersion;
+  const rowGroupSize = limited ? settings.rowGroupSize : undefined;
   if (path === IN_MEMORY) {
     const shared = await createShared(IN_MEMORY, mode, role, options);
     return handle(IN_MEMORY, shared, () => shared.instance.closeSync());
@@ -121,6 +131,9 @@ async function createShared(
     if (mode === "read_write" && file !== IN_MEMORY) removeLeftoverSpills(`${file}.tmp`);
     return shared;
   } catch (error) {
+    const version = options.storage_compatibility_version;
+    // The one setting DuckDB checks that sqlload cannot: whether this DuckDB knows the version.
+    if (version && /failed to set config/i.test(duckdbMessage(error))) throw notAVersion(version, duckdbMessage(error));
     throw openError(error, file, role);
   }
 }

@@ -2,6 +2,7 @@ import { type ConnectorContext, SqlloadError } from "@sqlload/core";
 import { type DuckDBDatabase, openDatabase } from "./duckdb-database.js";
 import { memorySettings } from "./duckdb-memory-settings.js";
 import { DuckDBSource } from "./duckdb-source.js";
+import { storageVersion } from "./duckdb-storage-version.js";
 import { DuckDBTarget } from "./duckdb-target.js";
 import { targetPath } from "./duckdb-target-path.js";
 
@@ -12,8 +13,8 @@ import { targetPath } from "./duckdb-target-path.js";
 export async function openTarget(context: ConnectorContext): Promise<DuckDBTarget> {
   const path = targetPath(context.options);
   const native = context.options.native_file_reads !== false;
-  const memory = memorySettings(context.options);
-  return DuckDBTarget.opening(openDatabase(path, context.projectDir, "read_write", "target", memory), native);
+  const settings = { ...memorySettings(context.options), storageVersion: storageVersion(context.options.storage_version) };
+  return DuckDBTarget.opening(openDatabase(path, context.projectDir, "read_write", "target", settings), native);
 }
 
 export async function openSource(context: ConnectorContext): Promise<DuckDBSource> {

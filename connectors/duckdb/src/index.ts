@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { defineConnector, formatCount } from "@sqlload/core";
 import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
 import { DEFAULT_MEMORY_LIMIT, DUCKDB_ROW_GROUP_SIZE } from "./duckdb-memory-settings.js";
+import { DUCKDB_DEFAULT_STORAGE_VERSION } from "./duckdb-storage-version.js";
 import { DEFAULT_TARGET_PATH, targetExists } from "./duckdb-target-path.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -26,6 +27,11 @@ export default defineConnector({
         key: "row_group_size",
         type: "integer",
         description: `Rows per row group of what sqlload writes (default DuckDB's ${formatCount(DUCKDB_ROW_GROUP_SIZE)}), a multiple of 2048: smaller bounds the memory of wide rows, at the cost of more row groups; row groups already in the file stay as they are.`,
+      },
+      {
+        key: "storage_version",
+        type: "string",
+        description: `The storage format of a file sqlload creates, as the DuckDB release that introduced it (default DuckDB's own, "${DUCKDB_DEFAULT_STORAGE_VERSION}"; "v1.3.0" takes less memory for wide distinct text but writes it slower and needs DuckDB 1.3 to read; "latest"); a file that exists keeps its format.`,
       },
       {
         key: "native_file_reads",
