@@ -148,7 +148,14 @@ export const FLUSH_BYTES = 16 << 20;
 /** A batch's size as DuckDB will hold it, near enough: typed arrays as they are, 16 bytes a slot plus text. */
 function approximateBytes(batch: RecordBatch): number {
   let bytes = 0;
-  for (const { values } of batch.columns) {
+  for (const column of batch.columns) {
+    const fields = column.utf8?.();
+    if (fields) {
+      bytes += 16 * batch.length;
+      for (let i = 0; i < batch.length; i++) bytes += Math.max(fields.length[i] as number, 0);
+      continue;
+    }
+    const values = column.values;
     if (ArrayBuffer.isView(values)) {
       bytes += values.byteLength;
       continue;

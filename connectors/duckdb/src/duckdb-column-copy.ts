@@ -1,6 +1,6 @@
 import type { DuckDBType } from "@duckdb/node-api";
 import type duckdb from "@duckdb/node-bindings";
-import type { ColumnVector } from "@sqlload/core";
+import type { ColumnVector, Utf8Fields } from "@sqlload/core";
 import { bindings, DuckDBTypeId } from "./duckdb-client.js";
 import { scaleDecimal } from "./duckdb-values.js";
 
@@ -33,6 +33,14 @@ export function copyColumn(
   if (!source) {
     writeValidity(vector, undefined, start, rows, true);
     return true;
+  }
+  if (type.typeId === DuckDBTypeId.VARCHAR) {
+    const bytes = source.utf8?.();
+    if (bytes) {
+      copyUtf8(vector, bytes, start, rows);
+      writeValidity(vector, nullsIn(bytes, start, rows), 0, rows, false);
+      return true;
+    }
   }
   const values = source.values as unknown;
   switch (type.typeId) {
@@ -136,6 +144,50 @@ function copyStrings(vector: duckdb.Vector, values: unknown[], nulls: Uint8Array
       bindings.vector_assign_string_element(vector, i, typeof raw === "string" ? raw : String(raw));
     }
   }
+}
+
+/**
+ * The same slots from text's UTF-8 bytes as the source read them: a short string's bytes are
+ * copied into its slot, a longer one is handed to DuckDB as a view of them, and no string is made.
+ */
+function copyUtf8(vector: duckdb.Vector, fields: Utf8Fields, start: number, rows: number) {
+  const { buffers, buffer, offset, length } = fields;
+  slots.fill(0, 0, rows * SLOT);
+  let long: number[] | undefined;
+  for (let i = 0; i < rows; i++) {
+    const row = start + i;
+    const len = length[row] as number;
+    if (len < 0) continue;
+    if (len > INLINE) {
+      (long ??= []).push(i);
+      continue;
+    }
+    const bytes = buffers[buffer[row] as number] as Uint8Array;
+    const from = offset[row] as number;
+    const at = i * SLOT;
+    slotWords.setUint32(at, len, true);
+    for (let b = 0; b < len; b++) slots[at + 4 + b] = bytes[from + b] as number;
+  }
+  bindings.copy_data_to_vector(vector, 0, slots.buffer as ArrayBuffer, 0, rows * SLOT);
+  if (long) {
+    for (const i of long) {
+      const row = start + i;
+      const bytes = buffers[buffer[row] as number] as Uint8Array;
+      const from = offset[row] as number;
+      bindings.vector_assign_string_element_len(vector, i, bytes.subarray(from, from + (length[row] as number)));
+    }
+  }
+}
+
+/** Rows `start .. start + rows` NULL in a bytes column, as a mask from 0, or undefined when none is. */
+function nullsIn(fields: Utf8Fields, start: number, rows: number): Uint8Array | undefined {
+  let nulls: Uint8Array | undefined;
+  for (let i = 0; i < rows; i++) {
+    if ((fields.length[start + i] as number) >= 0) continue;
+    nulls ??= new Uint8Array(rows);
+    nulls[i] = 1;
+  }
+  return nulls;
 }
 
 /** Writes `text` inline at `offset` and returns its byte length, or -1 when it does not fit inline. */

@@ -38,10 +38,33 @@ const row = fc.record({
   tags: fc.option(fc.array(fc.option(fc.string()))),
 });
 
+function int32(n: number): number[] {
+  return [(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
+}
+
 /** A COPY stream of the rows, as the encoder writes it for a target with these columns. */
 function copyStream(rows: Record<string, unknown>[]): Buffer {
   const batch = batchFromRows(COLUMNS.map(plain), rows);
   return Buffer.concat([HEADER, ...new CopyBinaryEncoder(COLUMNS, "t").encode(batch), TRAILER]);
+}
+
+/** The batches a decoder of `rows` rows each makes of `stream` pushed in chunks cut at `cuts` (taken modulo its length). */
+function decodeCut(columns: PgColumn[], stream: Buffer, cuts: readonly number[], rows: number) {
+  const points = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
+  const decoder = new CopyBinaryDecoder(
+    columns.map(plain),
+    columns.map((c) => c.wire),
+    { rows },
+  );
+  const batches = [];
+  let at = 0;
+  for (const point of [...points, stream.length]) {
+    batches.push(...decoder.push(stream.subarray(at, point)));
+    at = point;
+  }
+  const rest = decoder.end();
+  if (rest) batches.push(rest);
+  return batches;
 }
 
 describe("CopyBinaryDecoder", () => {
@@ -53,20 +76,7 @@ describe("CopyBinaryDecoder", () => {
         fc.integer({ min: 1, max: 7 }),
         (rows, cuts, batchRows) => {
           const stream = copyStream(rows);
-          const points = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
-          const decoder = new CopyBinaryDecoder(
-            COLUMNS.map(plain),
-            COLUMNS.map((c) => c.wire),
-            { rows: batchRows },
-          );
-          const batches = [];
-          let at = 0;
-          for (const point of [...points, stream.length]) {
-            batches.push(...decoder.push(stream.subarray(at, point)));
-            at = point;
-          }
-          const rest = decoder.end();
-          if (rest) batches.push(rest);
+          const batches = decodeCut(COLUMNS, stream, cuts, batchRows);
           expect(batches.every((b) => b.batch.length <= batchRows)).toBe(true);
           // The bytes kept for each batch are exactly its rows.
           expect(Buffer.concat([HEADER, ...batches.flatMap((b) => b.raw), TRAILER]).equals(stream)).toBe(true);
@@ -77,6 +87,92 @@ describe("CopyBinaryDecoder", () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it("gives text and jsonb columns as the UTF-8 bytes they came in, however the stream is cut", () => {
+    const columns = [pg("id", "int4"), pg("name", "text"), pg("doc", "jsonb"), pg("note", "text")];
+    const plainColumns = columns.map(plain);
+    const textRow = fc.record({
+      id: fc.integer(),
+      name: fc.option(fc.string({ unit: "binary", maxLength: 40 })),
+      doc: fc.option(fc.json().map((j) => JSON.stringify(JSON.parse(j)))),
+      note: fc.option(fc.string({ unit: "grapheme-ascii", maxLength: 14 })),
+    });
+    const utf8 = new TextDecoder("utf-8", { fatal: true });
+    fc.assert(
+      fc.property(
+        fc.array(textRow, { maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.boolean(),
+        (rows, cuts, batchRows, othersFirst) => {
+          const batch = batchFromRows(plainColumns, rows);
+          const stream = Buffer.concat([HEADER, ...new CopyBinaryEncoder(columns, "t").encode(batch), TRAILER]);
+          const batches = decodeCut(columns, stream, cuts, batchRows);
+          let offset = 0;
+          for (const { batch: decoded } of batches) {
+            expect(decoded.columns[0]?.utf8).toBeUndefined();
+            // The first column read steps over the others; later ones use the noted places.
+            if (othersFirst) void decoded.columns[0]?.values;
+            for (const c of [1, 2, 3]) {
+              const column = decoded.columns[c];
+              const fields = column?.utf8?.();
+              expect(fields).toBeDefined();
+              const name = plainColumns[c]?.name as string;
+              // NULLs from the bytes, before any value is decoded.
+              const nulls = column?.nulls;
+              for (let r = 0; r < decoded.length; r++) {
+                const want = (rows[offset + r] as Record<string, unknown>)[name] ?? null;
+                const length = fields?.length[r] as number;
+                expect(nulls?.[r] === 1).toBe(want === null);
+                if (want === null) {
+                  expect(length).toBe(-1);
+                  continue;
+                }
+                const bytes = fields?.buffers[fields.buffer[r] as number] as Uint8Array;
+                const start = fields?.offset[r] as number;
+                expect(utf8.decode(bytes.subarray(start, start + length))).toBe(want);
+              }
+              expect(batchToRows(decoded).map((row) => row[name])).toEqual(
+                rows.slice(offset, offset + decoded.length).map((row) => (row as Record<string, unknown>)[name] ?? null),
+              );
+            }
+            offset += decoded.length;
+          }
+          expect(offset).toBe(rows.length);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("gives no bytes for text that is not UTF-8 (a SQL_ASCII database), and decodes it as before", () => {
+    const columns = [pg("name", "text")];
+    const field = (bytes: number[]) => [...int32(bytes.length), ...bytes];
+    const rows = [
+      [0, 1, ...field([0x61, 0x62])],
+      [0, 1, ...field([0x63, 0xff, 0x64])],
+    ];
+    const stream = Buffer.concat([HEADER, Buffer.from(rows.flat()), TRAILER]);
+    const decoder = new CopyBinaryDecoder(
+      columns.map(plain),
+      columns.map((c) => c.wire),
+    );
+    const batch = [...decoder.push(stream), decoder.end()].find((b) => b)?.batch;
+    expect(batch?.columns[0]?.utf8?.()).toBeUndefined();
+    expect([...(batch?.columns[0]?.values ?? [])]).toEqual(["ab", "c\ufffdd"]);
+  });
+
+  it("refuses the bytes of a batch once it expired, as its values", () => {
+    const columns = [pg("name", "text")];
+    const stream = Buffer.concat([HEADER, Buffer.from([0, 1, ...int32(1), 0x61]), TRAILER]);
+    const decoder = new CopyBinaryDecoder(
+      columns.map(plain),
+      columns.map((c) => c.wire),
+    );
+    const decoded = [...decoder.push(stream), decoder.end()].find((b) => b);
+    decoded?.expire();
+    expect(() => decoded?.batch.columns[0]?.utf8?.()).toThrow(/read after the next item was asked for/);
   });
 
   it("walks CopyData messages, passing Postgres's one-row messages on as slices of the chunks", () => {

@@ -1,4 +1,5 @@
-import { type Column, type ColumnVector, type RecordBatch, SqlloadError } from "@sqlload/core";
+import { isUtf8 } from "node:buffer";
+import { type Column, type ColumnVector, type RecordBatch, SqlloadError, type Utf8Fields } from "@sqlload/core";
 import {
   COPY_DATA,
   decodeNumeric,
@@ -474,17 +475,31 @@ export class CopyBinaryDecoder {
         };
       }
       let decoded: DecodedColumn | undefined;
+      // null: asked for, but not valid UTF-8.
+      let bytes: Utf8Fields | null | undefined;
+      let bytesNulls: Uint8Array | undefined;
       const decode = () => {
         decoded ??= decodeColumn(wire, index, c, ncols, n);
         return decoded;
       };
+      const code = CODES[wire.kind as Exclude<WireType["kind"], "unsupported">];
       return {
         get values() {
           return decode().values;
         },
         get nulls() {
-          return index.hasNull[c] === 1 ? decode().nulls : undefined;
+          if (index.hasNull[c] !== 1) return undefined;
+          // A column written as bytes need not be decoded for its NULLs.
+          if (!decoded && bytes) return (bytesNulls ??= nullsOf(bytes.length));
+          return decode().nulls;
         },
+        utf8:
+          code === TEXT || code === JSONB
+            ? () => {
+                if (bytes === undefined) bytes = utf8Fields(index, c, ncols, n, code === JSONB);
+                return bytes ?? undefined;
+              }
+            : undefined,
       };
     });
     const bytes = this.batchBytes;
@@ -500,6 +515,16 @@ export class CopyBinaryDecoder {
     };
     return { batch: { schema: this.schema, length: n, columns }, bytes, raw, memory, expire };
   }
+}
+
+function nullsOf(lengths: Int32Array): Uint8Array | undefined {
+  let nulls: Uint8Array | undefined;
+  for (let r = 0; r < lengths.length; r++) {
+    if ((lengths[r] as number) >= 0) continue;
+    nulls ??= new Uint8Array(lengths.length);
+    nulls[r] = 1;
+  }
+  return nulls;
 }
 
 function viewOf(buf: Buffer): DataView {
@@ -561,45 +586,101 @@ function fieldsOf(index: FieldIndex, ncols: number, n: number): NonNullable<Fiel
   return { offsets, lengths };
 }
 
-/** Decodes one column of a batch into the storage core documents for its type, and its NULL mask. */
-function decodeColumn(wire: WireType, index: FieldIndex, c: number, ncols: number, n: number): DecodedColumn {
+/** Where one column's fields lie in a batch's rows: per row, the offset and length (-1 for NULL). */
+interface ColumnFields {
+  readonly offsets: Int32Array;
+  readonly lengths: Int32Array;
+}
+
+/** Finds where column `c`'s fields lie; throws once the batch has expired (its buffers may hold other rows). */
+function locate(index: FieldIndex, c: number, ncols: number, n: number): ColumnFields {
   if (index.expired) {
     throw new SqlloadError(
       "SL900",
       "a column of a batch read from Postgres was read after the next item was asked for; its bytes may be another batch's by then",
     );
   }
-  const b = newBuilder(wire, n);
-  // The first column decoded (often the only one: the cursor of rows passed on as they came)
-  // steps over the fields before it; a second one makes every field's place worth noting.
+  // The first column read (often the only one: the cursor of rows passed on as they came) steps
+  // over the fields before it; a second one makes every field's place worth noting.
   if (index.decoded++ > 0) index.fields ??= fieldsOf(index, ncols, n);
-  const { bufs, views, rowBuf, rowStart, fields } = index;
+  const fields = index.fields;
+  if (fields) return { offsets: fields.offsets.subarray(c * n, c * n + n), lengths: fields.lengths.subarray(c * n, c * n + n) };
+  const offsets = new Int32Array(n);
+  const lengths = new Int32Array(n);
+  const { views, rowBuf, rowStart } = index;
+  for (let r = 0; r < n; r++) {
+    const view = views[rowBuf[r] as number] as DataView;
+    let q = (rowStart[r] as number) + 2;
+    for (let j = 0; j < c; j++) {
+      const skip = view.getInt32(q);
+      q += skip > 0 ? 4 + skip : 4;
+    }
+    lengths[r] = view.getInt32(q);
+    offsets[r] = q + 4;
+  }
+  return { offsets, lengths };
+}
+
+/** Decodes one column of a batch into the storage core documents for its type, and its NULL mask. */
+function decodeColumn(wire: WireType, index: FieldIndex, c: number, ncols: number, n: number): DecodedColumn {
+  const { offsets, lengths } = locate(index, c, ncols, n);
+  const b = newBuilder(wire, n);
+  const { bufs, views, rowBuf } = index;
   let nulls: Uint8Array | undefined;
   for (let r = 0; r < n; r++) {
-    const k = rowBuf[r] as number;
-    const view = views[k] as DataView;
-    let q: number;
-    let len: number;
-    if (fields) {
-      q = fields.offsets[c * n + r] as number;
-      len = fields.lengths[c * n + r] as number;
-    } else {
-      q = (rowStart[r] as number) + 2;
-      for (let j = 0; j < c; j++) {
-        const skip = view.getInt32(q);
-        q += skip > 0 ? 4 + skip : 4;
-      }
-      len = view.getInt32(q);
-      q += 4;
-    }
+    const len = lengths[r] as number;
     if (len < 0) {
       nulls ??= new Uint8Array(n);
       nulls[r] = 1;
       continue;
     }
-    decodeField(b, bufs[k] as Buffer, view, q, len, r);
+    const k = rowBuf[r] as number;
+    decodeField(b, bufs[k] as Buffer, views[k] as DataView, offsets[r] as number, len, r);
   }
   return { values: builderValues(b), nulls };
+}
+
+/** Bytes up to this long are checked for UTF-8 in JavaScript (ASCII seen byte by byte); longer ones by Node. */
+const CHECKED_INLINE = 16;
+
+/**
+ * A text or jsonb column as the UTF-8 bytes it came in (ColumnVector.utf8), or null when a field
+ * is not valid UTF-8 (a database in SQL_ASCII stores any bytes): the column is then read as
+ * strings, with U+FFFD where the bytes were not UTF-8, as before.
+ */
+function utf8Fields(index: FieldIndex, c: number, ncols: number, n: number, jsonb: boolean): Utf8Fields | null {
+  const located = locate(index, c, ncols, n);
+  const offset = jsonb ? new Int32Array(n) : located.offsets;
+  const length = jsonb ? new Int32Array(n) : located.lengths;
+  const { bufs, rowBuf } = index;
+  for (let r = 0; r < n; r++) {
+    let q = located.offsets[r] as number;
+    let len = located.lengths[r] as number;
+    if (len < 0) {
+      length[r] = -1;
+      continue;
+    }
+    const buf = bufs[rowBuf[r] as number] as Buffer;
+    if (jsonb) {
+      if (buf[q] !== 1) throw formatError(`jsonb format version ${buf[q]} is not known`);
+      q++;
+      len--;
+      offset[r] = q;
+      length[r] = len;
+    }
+    if (!isValidUtf8(buf, q, len)) return null;
+  }
+  return { buffers: bufs, buffer: rowBuf.subarray(0, n), offset, length };
+}
+
+function isValidUtf8(buf: Buffer, start: number, length: number): boolean {
+  if (length <= CHECKED_INLINE) {
+    let i = start;
+    const end = start + length;
+    while (i < end && (buf[i] as number) < 0x80) i++;
+    if (i === end) return true;
+  }
+  return isUtf8(buf.subarray(start, start + length));
 }
 
 /** Storage for `n` values of a column of `wire`'s type. */

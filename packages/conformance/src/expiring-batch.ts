@@ -1,13 +1,19 @@
 import { batchFromRows, type Column, type RecordBatch } from "@sqlload/core";
 import type { InputRow } from "./harness.js";
+import { withUtf8 } from "./utf8-batch.js";
 
 /**
  * A batch of `rows` whose columns can no longer be read once `expire` is called: what a source
  * that reuses its memory gives (the Postgres source reads into socket buffers it uses again once
  * the engine asks for the next item). A unit that reads a batch after its `write` settled reads
- * whatever the source put there since; here it throws instead.
+ * whatever the source put there since; here it throws instead. With `utf8`, text columns come as
+ * their bytes too (withUtf8), which expire the same way.
  */
-export function expiringBatch(columns: readonly Column[], rows: readonly InputRow[]): { batch: RecordBatch; expire(): void } {
+export function expiringBatch(
+  columns: readonly Column[],
+  rows: readonly InputRow[],
+  options: { utf8?: boolean } = {},
+): { batch: RecordBatch; expire(): void } {
   const whole = batchFromRows(columns, rows);
   let expired = false;
   const live = <T>(value: T): T => {
@@ -26,8 +32,9 @@ export function expiringBatch(columns: readonly Column[], rows: readonly InputRo
       return live(c.nulls);
     },
   }));
+  const batch = { schema: whole.schema, length: whole.length, columns: vectors };
   return {
-    batch: { schema: whole.schema, length: whole.length, columns: vectors },
+    batch: options.utf8 ? withUtf8(whole, live) : batch,
     expire: () => {
       expired = true;
     },

@@ -18,3 +18,4 @@ export { canonicalDecimal, canonicalKey, normalizeValue } from "./normalize.js";
 export { ConformanceReport, conformanceReports, type ReportEntry } from "./report.js";
 export { describeSourceConformance, ORDERED_ROWS } from "./source-suite.js";
 export { describeTargetConformance } from "./target-suite.js";
+export { withUtf8 } from "./utf8-batch.js";

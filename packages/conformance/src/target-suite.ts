@@ -29,6 +29,7 @@ import type { InputRow, TargetFixture, TargetHarness } from "./harness.js";
 import { canonicalKey } from "./normalize.js";
 import { newReport } from "./report.js";
 import { col, defineCase, type NotApplicable, normalizeMultiset, normalizeRows, without } from "./suite-kit.js";
+import { withUtf8 } from "./utf8-batch.js";
 
 /** A zone far from UTC with a 45-minute offset and DST, so a local-time slip shows in any month. */
 const FAR_ZONE = "Pacific/Chatham";
@@ -548,31 +549,36 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
 
       for (const strategy of ["append", "delete_insert", "merge", "replace"] as const satisfies readonly WriteStrategy[]) {
         const needs: Capability[] = strategy === "merge" || strategy === "replace" ? [strategy] : [];
-        test(`a ${strategy} unit reads each batch only until its write settles`, needs, async (t) => {
-          const ref = t.ref();
-          const ensured = await t.target.ensureTable(ref, columns, { primaryKey: ["id"], strategy, cursor });
-          const unit = await t.begin(ref, ensured, { strategy, cursor, primaryKey: ["id"] });
-          const input = [
-            [
-              { id: 1, c: 1n, v: "first" },
-              { id: 2, c: 2n, v: null },
-            ],
-            [{ id: 3, c: 3n, v: "second" }],
-          ];
-          try {
-            // As the engine does with a source that reuses its memory once it asks for the next item.
-            for (const rows of input) {
-              const { batch, expire } = expiringBatch(columns, rows);
-              await unit.write(batch);
-              expire();
-            }
-            await t.commit(ref, unit);
-          } catch (error) {
-            await unit.abort().catch(() => {});
-            throw error;
-          }
-          expect(await t.rows(ref, columns)).toEqual(normalizeRows(input.flat(), columns));
-        });
+        for (const utf8 of [false, true])
+          test(
+            `a ${strategy} unit reads each batch${utf8 ? " (text as UTF-8 bytes)" : ""} only until its write settles`,
+            needs,
+            async (t) => {
+              const ref = t.ref();
+              const ensured = await t.target.ensureTable(ref, columns, { primaryKey: ["id"], strategy, cursor });
+              const unit = await t.begin(ref, ensured, { strategy, cursor, primaryKey: ["id"] });
+              const input = [
+                [
+                  { id: 1, c: 1n, v: "first" },
+                  { id: 2, c: 2n, v: null },
+                ],
+                [{ id: 3, c: 3n, v: "second" }],
+              ];
+              try {
+                // As the engine does with a source that reuses its memory once it asks for the next item.
+                for (const rows of input) {
+                  const { batch, expire } = expiringBatch(columns, rows, { utf8 });
+                  await unit.write(batch);
+                  expire();
+                }
+                await t.commit(ref, unit);
+              } catch (error) {
+                await unit.abort().catch(() => {});
+                throw error;
+              }
+              expect(await t.rows(ref, columns)).toEqual(normalizeRows(input.flat(), columns));
+            },
+          );
       }
     });
 
@@ -714,6 +720,27 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
               columns,
             ),
           );
+        });
+      }
+
+      for (const c of typeCases.filter((c) => c.type.kind === "text" || c.type.kind === "json")) {
+        const { values } = typeCaseValues(c, harness.skips);
+        test(`${c.title} given as UTF-8 bytes (as the Postgres source gives it)`, typeCaseNeeds(c), async (t) => {
+          const ref = t.ref();
+          const columns = [col("id", "int32"), col("v", c.type)];
+          // Around 12 bytes, where engines keep a string inline (DuckDB, Umbra-style layouts), in one- to four-byte characters.
+          const edges = c.type.kind === "text" ? ["abcdefghijkl", "abcdefghijklm", "éééééé", "ééééééx", "😀😀😀", "😀😀😀a"] : [];
+          const rows = [...values, null, ...edges].map((v, id) => ({ id, v }));
+          const ensured = await t.target.ensureTable(ref, columns, { strategy: "append" });
+          const unit = await t.begin(ref, ensured, {});
+          try {
+            await unit.write(withUtf8(batchFromRows(columns, rows)));
+            await t.commit(ref, unit);
+          } catch (error) {
+            await unit.abort().catch(() => {});
+            throw error;
+          }
+          expect(await t.rows(ref, columns)).toEqual(normalizeRows(rows, columns));
         });
       }
 

@@ -71,6 +71,7 @@ export {
   sliceBatch,
   storageOf,
   toStorageValue,
+  type Utf8Fields,
 } from "./connector/record-batch.js";
 export type {
   CursorRange,

@@ -24,6 +24,27 @@ import type { Column, LogicalType, Schema } from "./logical-types.js";
 export interface ColumnVector {
   readonly values: ArrayLike<unknown> & Iterable<unknown>;
   readonly nulls?: Uint8Array | undefined;
+  /**
+   * A text or json column's values as the UTF-8 bytes they were read as, when the source has them:
+   * a target that writes bytes then never decodes them into strings (nor encodes them again), and
+   * wide text never fills the JavaScript heap. Returns undefined when it cannot vouch for them (the
+   * bytes are not valid UTF-8): the target then reads `values`. Like `values`, valid only until the
+   * source is asked for its next item (see SourceItem); a batch made anew (sliced, filtered, held)
+   * has none.
+   */
+  readonly utf8?: (() => Utf8Fields | undefined) | undefined;
+}
+
+/**
+ * Where each row's UTF-8 bytes lie (see ColumnVector.utf8): row r's are `buffers[buffer[r]]` from
+ * byte `offset[r]`, `length[r]` bytes long; a NULL row's length is -1. The bytes are valid UTF-8
+ * and encode exactly the column's `values[r]`.
+ */
+export interface Utf8Fields {
+  readonly buffers: readonly Uint8Array[];
+  readonly buffer: Int32Array;
+  readonly offset: Int32Array;
+  readonly length: Int32Array;
 }
 
 /** Rows in columns: how data moves between sources, the engine and targets. */
