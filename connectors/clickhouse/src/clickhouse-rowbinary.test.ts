@@ -1,3 +1,4 @@
+import { withUtf8 } from "@sqlload/conformance";
 import { batchFromRows, type Column, type CursorRange, integerCursor } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
 import { spanMayOverlap } from "./clickhouse-range.js";
@@ -18,6 +19,24 @@ describe("RowBinary", () => {
     );
     expect([...data]).toEqual([0, 2, 1, 0, 0, 0, 2, 0xc3, 0xa9, 1, 1]);
     expect(wireStructure(schema)).toBe("`i` Nullable(Int32), `s` Nullable(String)");
+  });
+
+  it("writes text given as UTF-8 bytes exactly as the same text given as strings", () => {
+    const schema: Column[] = [
+      { name: "i", type: { kind: "int32" }, nullable: true },
+      { name: "s", type: { kind: "text" }, nullable: true },
+      { name: "j", type: { kind: "json" }, nullable: true },
+    ];
+    const rows = [
+      { i: 1, s: "é\u{1F600}", j: '{"a":1}' },
+      { i: null, s: null, j: null },
+      { i: 3, s: "x".repeat(300), j: "[]" },
+      { i: 4, s: "", j: '"ü"' },
+    ];
+    const strings = batchFromRows(schema, rows);
+    const bytes = withUtf8(strings);
+    expect(bytes.columns[1]?.utf8).toBeDefined();
+    expect(encodeRowBinary(bytes).equals(encodeRowBinary(strings))).toBe(true);
   });
 
   it("writes lists as counted arrays, a NULL list as empty", () => {

@@ -6,6 +6,7 @@ import {
   type LogicalType,
   type RecordBatch,
   SqlloadError,
+  type Utf8Fields,
 } from "@sqlload/core";
 import { quoteIdent } from "./clickhouse-dialect.js";
 import { decimalFits, MAX_DECIMAL_PRECISION } from "./clickhouse-types.js";
@@ -255,6 +256,9 @@ const LITTLE_ENDIAN = endianness() === "LE";
 type RowWriter = (w: Writer, row: number) => void;
 
 function rowWriter(column: Column, vector: ColumnVector): { write: RowWriter; fixed: number } {
+  // Asked first: text given as bytes is copied as it is, and neither its values nor its NULLs decoded.
+  const fields = column.type.kind === "text" || column.type.kind === "json" ? vector.utf8?.() : undefined;
+  if (fields) return { write: utf8Writer(fields), fixed: 1 };
   const nulls = vector.nulls;
   const values = vector.values;
   if (column.type.kind === "list") {
@@ -293,6 +297,20 @@ function rowWriter(column: Column, vector: ColumnVector): { write: RowWriter; fi
       w.buf[w.pos++] = 0;
       write(w, values[r]);
     },
+  };
+}
+
+/** A Nullable(String) written from UTF-8 bytes: the NULL flag, then the length and the bytes. */
+function utf8Writer({ buffers, buffer, offset, length }: Utf8Fields): RowWriter {
+  return (w, r) => {
+    const len = length[r] as number;
+    if (len < 0) {
+      w.buf[w.pos++] = 1;
+      return;
+    }
+    w.buf[w.pos++] = 0;
+    const from = offset[r] as number;
+    w.bytes((buffers[buffer[r] as number] as Uint8Array).subarray(from, from + len));
   };
 }
 
