@@ -175,6 +175,20 @@ describe("CopyBinaryDecoder", () => {
     expect(() => decoded?.batch.columns[0]?.utf8?.()).toThrow(/read after the next item was asked for/);
   });
 
+  it("refuses the bytes of an expired batch even when they were asked for before it expired", () => {
+    const columns = [pg("name", "text")];
+    const stream = Buffer.concat([HEADER, Buffer.from([0, 1, ...int32(5), ...Buffer.from("hello")]), TRAILER]);
+    const decoder = new CopyBinaryDecoder(
+      columns.map(plain),
+      columns.map((c) => c.wire),
+    );
+    const decoded = [...decoder.push(stream), decoder.end()].find((b) => b);
+    const fields = decoded?.batch.columns[0]?.utf8?.();
+    expect(fields?.length[0]).toBe(5);
+    decoded?.expire();
+    expect(() => decoded?.batch.columns[0]?.utf8?.()).toThrow(/read after the next item was asked for/);
+  });
+
   it("walks CopyData messages, passing Postgres's one-row messages on as slices of the chunks", () => {
     fc.assert(
       fc.property(

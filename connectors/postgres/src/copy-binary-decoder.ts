@@ -496,6 +496,8 @@ export class CopyBinaryDecoder {
         utf8:
           code === TEXT || code === JSONB
             ? () => {
+                // Checked on every call, not only the first: the bytes are the socket's, reused once expired.
+                if (index.expired) throw expiredError();
                 if (bytes === undefined) bytes = utf8Fields(index, c, ncols, n, code === JSONB);
                 return bytes ?? undefined;
               }
@@ -592,14 +594,16 @@ interface ColumnFields {
   readonly lengths: Int32Array;
 }
 
+function expiredError(): SqlloadError {
+  return new SqlloadError(
+    "SL900",
+    "a column of a batch read from Postgres was read after the next item was asked for; its bytes may be another batch's by then",
+  );
+}
+
 /** Finds where column `c`'s fields lie; throws once the batch has expired (its buffers may hold other rows). */
 function locate(index: FieldIndex, c: number, ncols: number, n: number): ColumnFields {
-  if (index.expired) {
-    throw new SqlloadError(
-      "SL900",
-      "a column of a batch read from Postgres was read after the next item was asked for; its bytes may be another batch's by then",
-    );
-  }
+  if (index.expired) throw expiredError();
   // The first column read (often the only one: the cursor of rows passed on as they came) steps
   // over the fields before it; a second one makes every field's place worth noting.
   if (index.decoded++ > 0) index.fields ??= fieldsOf(index, ncols, n);

@@ -1,13 +1,14 @@
 import { batchFromRows, type Column, type RecordBatch } from "@sqlload/core";
 import type { InputRow } from "./harness.js";
-import { withUtf8 } from "./utf8-batch.js";
+import { utf8Batch } from "./utf8-batch.js";
 
 /**
  * A batch of `rows` whose columns can no longer be read once `expire` is called: what a source
  * that reuses its memory gives (the Postgres source reads into socket buffers it uses again once
  * the engine asks for the next item). A unit that reads a batch after its `write` settled reads
  * whatever the source put there since; here it throws instead. With `utf8`, text columns come as
- * their bytes too (withUtf8), which expire the same way.
+ * their bytes too (withUtf8), which expire the same way; expiry also overwrites those bytes, as the
+ * source's next reads would, so a unit that kept a view of them stores garbage.
  */
 export function expiringBatch(
   columns: readonly Column[],
@@ -32,11 +33,12 @@ export function expiringBatch(
       return live(c.nulls);
     },
   }));
-  const batch = { schema: whole.schema, length: whole.length, columns: vectors };
+  const bytes = options.utf8 ? utf8Batch(whole, live) : undefined;
   return {
-    batch: options.utf8 ? withUtf8(whole, live) : batch,
+    batch: bytes?.batch ?? { schema: whole.schema, length: whole.length, columns: vectors },
     expire: () => {
       expired = true;
+      for (const buffer of bytes?.buffers ?? []) buffer.fill(0xff);
     },
   };
 }

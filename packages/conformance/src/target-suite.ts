@@ -562,7 +562,7 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
                   { id: 1, c: 1n, v: "first" },
                   { id: 2, c: 2n, v: null },
                 ],
-                [{ id: 3, c: 3n, v: "second" }],
+                [{ id: 3, c: 3n, v: "second, long enough to be stored out of line" }],
               ];
               try {
                 // As the engine does with a source that reuses its memory once it asks for the next item.

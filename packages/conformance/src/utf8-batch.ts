@@ -2,7 +2,7 @@ import type { ColumnVector, RecordBatch, Utf8Fields } from "@sqlload/core";
 
 const encoder = new TextEncoder();
 /** Bytes laid between fields: not UTF-8, so a target that reads past a field's end writes garbage. */
-const FILLER = [0xff, 0xfe, 0x00];
+const FILLER = Uint8Array.of(0xff, 0xfe, 0x00);
 
 /**
  * The batch with each text and json column given also as its UTF-8 bytes (ColumnVector.utf8), as
@@ -11,10 +11,20 @@ const FILLER = [0xff, 0xfe, 0x00];
  * length. `live` guards each read (see expiringBatch).
  */
 export function withUtf8(batch: RecordBatch, live: <T>(value: T) => T = (value) => value): RecordBatch {
+  return utf8Batch(batch, live).batch;
+}
+
+/**
+ * withUtf8, and the buffers its bytes lie in: expiringBatch overwrites them on expiry, as the
+ * Postgres source's socket does, so a target that kept a view of them past its write stores garbage.
+ */
+export function utf8Batch(batch: RecordBatch, live: <T>(value: T) => T): { batch: RecordBatch; buffers: readonly Uint8Array[] } {
+  const buffers: Uint8Array[] = [];
   const columns = batch.columns.map((column, c): ColumnVector => {
     const kind = batch.schema[c]?.type.kind;
     if (kind !== "text" && kind !== "json") return column;
     const fields = spread(column, batch.length);
+    buffers.push(...fields.buffers);
     return {
       get values() {
         return live(column.values);
@@ -25,11 +35,15 @@ export function withUtf8(batch: RecordBatch, live: <T>(value: T) => T = (value) 
       utf8: () => live(fields),
     };
   });
-  return { schema: batch.schema, length: batch.length, columns };
+  return { batch: { schema: batch.schema, length: batch.length, columns }, buffers };
 }
 
 function spread(column: ColumnVector, n: number): Utf8Fields {
-  const parts: number[][] = [[...FILLER], [...FILLER, ...FILLER]];
+  // Each buffer as its pieces and their total, joined once at the end: a field may be megabytes.
+  const parts: { pieces: Uint8Array[]; size: number }[] = [
+    { pieces: [FILLER], size: FILLER.length },
+    { pieces: [FILLER, FILLER], size: 2 * FILLER.length },
+  ];
   const buffer = new Int32Array(n);
   const offset = new Int32Array(n);
   const length = new Int32Array(n);
@@ -39,12 +53,23 @@ function spread(column: ColumnVector, n: number): Utf8Fields {
       continue;
     }
     const k = r % 2;
-    const part = parts[k] as number[];
+    const part = parts[k] as (typeof parts)[number];
     const bytes = encoder.encode(String(column.values[r]));
     buffer[r] = k;
-    offset[r] = part.length;
+    offset[r] = part.size;
     length[r] = bytes.length;
-    part.push(...bytes, ...FILLER);
+    part.pieces.push(bytes, FILLER);
+    part.size += bytes.length + FILLER.length;
   }
-  return { buffers: parts.map((part) => Uint8Array.from(part)), buffer, offset, length };
+  return { buffers: parts.map(join), buffer, offset, length };
+}
+
+function join({ pieces, size }: { pieces: Uint8Array[]; size: number }): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
 }

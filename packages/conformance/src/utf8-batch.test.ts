@@ -1,0 +1,42 @@
+import { batchFromRows } from "@sqlload/core";
+import { describe, expect, it } from "vitest";
+import { expiringBatch } from "./expiring-batch.js";
+import { col } from "./suite-kit.js";
+import { withUtf8 } from "./utf8-batch.js";
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+const columns = [col("id", "int32"), col("v", "text")];
+
+function textOf(fields: ReturnType<NonNullable<import("@sqlload/core").ColumnVector["utf8"]>>, row: number) {
+  if (!fields || fields.length[row] === -1) return null;
+  const bytes = fields.buffers[fields.buffer[row] as number] as Uint8Array;
+  const from = fields.offset[row] as number;
+  return decoder.decode(bytes.subarray(from, from + (fields.length[row] as number)));
+}
+
+describe("withUtf8", () => {
+  it("gives each text value's bytes, NULLs as -1, across both buffers, a value of megabytes too", () => {
+    const big = "é😀x".repeat(400_000);
+    const rows = [
+      { id: 1, v: "a" },
+      { id: 2, v: null },
+      { id: 3, v: big },
+      { id: 4, v: "" },
+    ];
+    const fields = withUtf8(batchFromRows(columns, rows)).columns[1]?.utf8?.();
+    expect(rows.map((_, r) => textOf(fields, r))).toEqual(["a", null, big, ""]);
+    expect(new Set(fields?.buffer)).toEqual(new Set([0, 1]));
+    expect(withUtf8(batchFromRows(columns, rows)).columns[0]?.utf8).toBeUndefined();
+  });
+});
+
+describe("expiringBatch with utf8", () => {
+  it("overwrites the bytes on expiry, so a view kept past the write reads garbage", () => {
+    const { batch, expire } = expiringBatch(columns, [{ id: 1, v: "kept past its write, out of line" }], { utf8: true });
+    const fields = batch.columns[1]?.utf8?.();
+    expect(textOf(fields, 0)).toBe("kept past its write, out of line");
+    expire();
+    expect(() => batch.columns[1]?.utf8?.()).toThrow(/after the unit's write\(\) of it settled/);
+    expect(() => textOf(fields, 0)).toThrow(TypeError);
+  });
+});
