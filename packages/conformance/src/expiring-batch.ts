@@ -25,17 +25,21 @@ export function expiringBatch(
     }
     return value;
   };
-  const vectors = whole.columns.map((c) => ({
-    get values() {
-      return live(c.values);
-    },
-    get nulls() {
-      return live(c.nulls);
-    },
-  }));
   const bytes = options.utf8 ? utf8Batch(whole, live) : undefined;
+  const batch = bytes?.batch ?? {
+    schema: whole.schema,
+    length: whole.length,
+    columns: whole.columns.map((c) => ({
+      get values() {
+        return live(c.values);
+      },
+      get nulls() {
+        return live(c.nulls);
+      },
+    })),
+  };
   return {
-    batch: bytes?.batch ?? { schema: whole.schema, length: whole.length, columns: vectors },
+    batch,
     expire: () => {
       expired = true;
       for (const buffer of bytes?.buffers ?? []) buffer.fill(0xff);

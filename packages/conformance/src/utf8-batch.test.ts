@@ -1,4 +1,4 @@
-import { batchFromRows } from "@sqlload/core";
+import { batchFromRows, type Utf8Fields } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
 import { expiringBatch } from "./expiring-batch.js";
 import { col } from "./suite-kit.js";
@@ -7,7 +7,7 @@ import { withUtf8 } from "./utf8-batch.js";
 const decoder = new TextDecoder("utf-8", { fatal: true });
 const columns = [col("id", "int32"), col("v", "text")];
 
-function textOf(fields: ReturnType<NonNullable<import("@sqlload/core").ColumnVector["utf8"]>>, row: number) {
+function textOf(fields: Utf8Fields | undefined, row: number) {
   if (!fields || fields.length[row] === -1) return null;
   const bytes = fields.buffers[fields.buffer[row] as number] as Uint8Array;
   const from = fields.offset[row] as number;

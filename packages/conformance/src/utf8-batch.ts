@@ -61,15 +61,5 @@ function spread(column: ColumnVector, n: number): Utf8Fields {
     part.pieces.push(bytes, FILLER);
     part.size += bytes.length + FILLER.length;
   }
-  return { buffers: parts.map(join), buffer, offset, length };
-}
-
-function join({ pieces, size }: { pieces: Uint8Array[]; size: number }): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
+  return { buffers: parts.map(({ pieces, size }) => Buffer.concat(pieces, size)), buffer, offset, length };
 }
