@@ -65,6 +65,8 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
     } else {
       await unit.describe();
     }
+    // Last: nothing after it can fail and leave the hold behind.
+    if (options.strategy === "merge") await unit.holdMemory();
     return unit;
   } catch (error) {
     await connection.run("ROLLBACK").catch(() => undefined);
@@ -86,6 +88,8 @@ class DuckDBCommitUnit implements CommitUnit {
   /** The written table's columns in table order; null while it does not exist. */
   private columns: readonly RelationColumnType[] | null = null;
   private readonly table: string;
+  /** Set while the unit holds the database's full memory limit (see duckdb-memory-limit.ts). */
+  private releaseMemory: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly db: DuckDBDatabase,
@@ -96,6 +100,11 @@ class DuckDBCommitUnit implements CommitUnit {
     private readonly label: string,
   ) {
     this.table = qualifiedName(ref.schema, writeName);
+  }
+
+  /** A merge and a native file read query what the unit writes: they get the full limit until the unit ends. */
+  async holdMemory(): Promise<void> {
+    this.releaseMemory ??= await this.db.memoryLimit.hold();
   }
 
   async describe(): Promise<void> {
@@ -149,6 +158,7 @@ class DuckDBCommitUnit implements CommitUnit {
     this.check();
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(this.options.columns));
     await this.flushAppender();
+    await this.guard(() => this.holdMemory());
     const names = columns.map((name) => this.column(name).name);
     const cursor = this.options.cursor && {
       column: this.column(this.options.cursor.column).name,
@@ -242,7 +252,7 @@ class DuckDBCommitUnit implements CommitUnit {
       await this.connection.run("ROLLBACK").catch(() => undefined);
       throw wrapDuckDBError(error, "target", `committing ${this.label} failed`, this.label);
     } finally {
-      this.close();
+      await this.close();
     }
   }
 
@@ -255,13 +265,16 @@ class DuckDBCommitUnit implements CommitUnit {
     } catch {
       // A failed statement may have ended the transaction already; there is nothing left to undo.
     } finally {
-      this.close();
+      await this.close();
     }
   }
 
-  private close(): void {
+  private async close(): Promise<void> {
     this.open = false;
     this.db.disconnect(this.connection);
+    const release = this.releaseMemory;
+    this.releaseMemory = undefined;
+    await release?.();
   }
 
   private check(): void {

@@ -1,6 +1,11 @@
 import { isSqlloadError } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MEMORY_LIMIT, memorySettings } from "./duckdb-memory-settings.js";
+import {
+  APPENDING_MEMORY_LIMIT,
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_ROW_GROUP_SIZE,
+  memorySettings,
+} from "./duckdb-memory-settings.js";
 
 function codeOf(work: () => unknown): string | undefined {
   try {
@@ -13,8 +18,18 @@ function codeOf(work: () => unknown): string | undefined {
 }
 
 describe("memorySettings", () => {
-  it("has DuckDB's row groups and a 256 MB limit when unset", () => {
-    expect(memorySettings({})).toEqual({ memoryLimit: DEFAULT_MEMORY_LIMIT, rowGroupSize: undefined });
+  it("unset, has 16,384-row groups and a limit of 32 MB while appending, 256 MB while querying", () => {
+    expect(memorySettings({})).toEqual({
+      memoryLimit: DEFAULT_MEMORY_LIMIT,
+      appendingLimit: APPENDING_MEMORY_LIMIT,
+      rowGroupSize: DEFAULT_ROW_GROUP_SIZE,
+    });
+    expect([DEFAULT_MEMORY_LIMIT, APPENDING_MEMORY_LIMIT, DEFAULT_ROW_GROUP_SIZE]).toEqual(["256MB", "32MB", 16_384]);
+  });
+
+  it("a memory_limit the target sets holds throughout, whatever the units do", () => {
+    expect(memorySettings({ memory_limit: "1GB" })).toEqual({ memoryLimit: "1GB", rowGroupSize: DEFAULT_ROW_GROUP_SIZE });
+    expect(memorySettings({ memory_limit: "-1", row_group_size: 122_880 })).toEqual({ memoryLimit: "-1", rowGroupSize: 122_880 });
   });
 
   it("takes what DuckDB reads as a size, and row group sizes DuckDB takes", () => {

@@ -1,7 +1,12 @@
 import { createRequire } from "node:module";
 import { defineConnector, formatCount } from "@sqlload/core";
 import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
-import { DEFAULT_MEMORY_LIMIT, DUCKDB_ROW_GROUP_SIZE } from "./duckdb-memory-settings.js";
+import {
+  APPENDING_MEMORY_LIMIT,
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_ROW_GROUP_SIZE,
+  DUCKDB_ROW_GROUP_SIZE,
+} from "./duckdb-memory-settings.js";
 import { DUCKDB_DEFAULT_STORAGE_VERSION } from "./duckdb-storage-version.js";
 import { DEFAULT_TARGET_PATH, targetExists } from "./duckdb-target-path.js";
 
@@ -21,12 +26,12 @@ export default defineConnector({
       {
         key: "memory_limit",
         type: "string",
-        description: `DuckDB's memory_limit while sqlload writes the file (default "${DEFAULT_MEMORY_LIMIT}"): blocks already written are dropped beyond it, the rest spills to a temporary folder next to the file; "-1" is DuckDB's own default (80% of the memory).`,
+        description: `DuckDB's memory_limit while sqlload writes the file (default "${APPENDING_MEMORY_LIMIT}" while tables are only appended to, "${DEFAULT_MEMORY_LIMIT}" while a merge or a native file read runs): blocks already written are dropped beyond it, the rest spills to a temporary folder next to the file; a value set here holds throughout; "-1" is DuckDB's own default (80% of the memory).`,
       },
       {
         key: "row_group_size",
         type: "integer",
-        description: `Rows per row group of what sqlload writes (default DuckDB's ${formatCount(DUCKDB_ROW_GROUP_SIZE)}), a multiple of 2048: smaller bounds the memory of wide rows, at the cost of more row groups; row groups already in the file stay as they are.`,
+        description: `Rows per row group of what sqlload writes (default ${formatCount(DEFAULT_ROW_GROUP_SIZE)}; DuckDB's own is ${formatCount(DUCKDB_ROW_GROUP_SIZE)}), a multiple of 2048: smaller bounds the memory of wide rows, larger loads narrow rows a little faster into a smaller file; row groups already in the file stay as they are.`,
       },
       {
         key: "storage_version",

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type Column, isSqlloadError, type RecordBatch, type TargetConnection } from "@sqlload/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/duckdb-database.js";
-import { col, load, openTarget as openProjectTarget, t, tempProject } from "./harness.js";
+import { batch, col, load, openTarget as openProjectTarget, t, tempProject } from "./harness.js";
 
 let project: ReturnType<typeof tempProject>;
 beforeAll(() => {
@@ -51,9 +51,9 @@ function idBatches(from: number, count: number): RecordBatch[] {
 }
 
 describe("the target's memory_limit", () => {
-  it("is 256 MB unless set, the value set otherwise, and DuckDB's own with -1", async () => {
+  it("is 32 MB unless set while no unit is open, the value set otherwise, and DuckDB's own with -1", async () => {
     for (const [path, options, expected] of [
-      ["default.duckdb", {}, "244.1 MiB"],
+      ["default.duckdb", {}, "30.5 MiB"],
       ["set.duckdb", { memory_limit: "1GB" }, "953.6 MiB"],
     ] as const) {
       const target = await openTarget(path, options);
@@ -72,6 +72,58 @@ describe("the target's memory_limit", () => {
     }
   });
 
+  it("unset, is 256 MB while a merge or a native file read is open, and 32 MB again once every such unit ended", async () => {
+    const path = "switched.duckdb";
+    const columns = [col("id", t("int64"))];
+    const [a, b] = [
+      { schema: "raw", name: "a" },
+      { schema: "raw", name: "b" },
+    ];
+    const target = await openTarget(path);
+    try {
+      for (const ref of [a, b]) await load(target, ref, columns, idBatches(0, 10));
+      expect(await limitOf(path)).toBe("30.5 MiB");
+      const appending = await target.begin(a, { strategy: "append", columns });
+      expect(await limitOf(path)).toBe("30.5 MiB");
+      const merging = await target.begin(a, { strategy: "merge", columns, primaryKey: ["id"] });
+      expect(await limitOf(path)).toBe("244.1 MiB");
+      const scanning = await target.begin(b, { strategy: "append", columns });
+      expect(await limitOf(path)).toBe("244.1 MiB");
+      const scan = { engine: "duckdb", format: "parquet", sql: "SELECT range AS id FROM range(10, 15)", values: {}, types: {} };
+      const written = await scanning.ingestFiles({ ...scan, settings: {}, files: 1, bytes: 0, commitAfter: false }, ["id"]);
+      expect(written.rows).toBe(5);
+      // Two units hold it: the first to end leaves it raised.
+      await merging.write(batch(columns, [{ id: 3n }]));
+      await merging.commit();
+      expect(await limitOf(path)).toBe("244.1 MiB");
+      await scanning.commit();
+      expect(await limitOf(path)).toBe("30.5 MiB");
+      await appending.write(batch(columns, [{ id: 20n }]));
+      await appending.commit();
+      // A unit ended by abort lets it go too, on a table that does not exist yet as well.
+      for (const ref of [b, { schema: "raw", name: "missing" }]) {
+        const aborted = await target.begin(ref, { strategy: "merge", columns, primaryKey: ["id"] });
+        expect(await limitOf(path)).toBe("244.1 MiB");
+        await aborted.abort();
+        expect(await limitOf(path)).toBe("30.5 MiB");
+      }
+      expect(await query(path, "SELECT count(*), sum(id) FROM raw.a")).toEqual([[11n, 65n]]);
+      expect(await query(path, "SELECT count(*), sum(id) FROM raw.b")).toEqual([[15n, 105n]]);
+    } finally {
+      await target.close();
+    }
+    // A limit the target sets is never switched.
+    const fixed = await openTarget(path, { memory_limit: "64MB" });
+    try {
+      const merging = await fixed.begin(a, { strategy: "merge", columns, primaryKey: ["id"] });
+      expect(await limitOf(path)).toBe("61.0 MiB");
+      await merging.abort();
+      expect(await limitOf(path)).toBe("61.0 MiB");
+    } finally {
+      await fixed.close();
+    }
+  });
+
   it("refuses a value DuckDB would not read before opening anything", async () => {
     for (const options of [{ memory_limit: "lots" }, { row_group_size: 10_000 }]) {
       const error = await openTarget("never.duckdb", options).catch((e: unknown) => e);
@@ -80,11 +132,23 @@ describe("the target's memory_limit", () => {
     expect(existsSync(join(project.dir, "never.duckdb"))).toBe(false);
   });
 
+  it("unset, cuts what a run writes into row groups of 16,384 rows", async () => {
+    const path = "default-rgs.duckdb";
+    const ref = { schema: "raw", name: "ids" };
+    const target = await openTarget(path);
+    try {
+      await load(target, ref, [col("id", t("int64"))], idBatches(0, 100_000));
+    } finally {
+      await target.close();
+    }
+    expect(await rowGroups(path, "raw.ids")).toEqual([16_384, 16_384, 16_384, 16_384, 16_384, 16_384, 1696]);
+  });
+
   it("row_group_size cuts what this run writes into smaller row groups and leaves the file's others alone", async () => {
     const path = "rgs.duckdb";
     const ref = { schema: "raw", name: "ids" };
     const columns = [col("id", t("int64"))];
-    const plain = await openTarget(path);
+    const plain = await openTarget(path, { row_group_size: 122_880 });
     try {
       await load(plain, ref, columns, idBatches(0, 20_000));
     } finally {
@@ -129,8 +193,8 @@ describe("the target's memory_limit", () => {
 
   it("keeps every row of a load many times its size: written blocks are dropped, the rest spills", async () => {
     // 130,000 rows of 128 characters of hashes (17 MB, hardly compressible) under a 4 MB limit:
-    // more than a row group (122,880 rows), so DuckDB writes one within the transaction and must
-    // drop its blocks, and builds it beyond the limit.
+    // more than a row group (16,384 rows), so DuckDB writes some within the transaction and must
+    // drop their blocks, and builds each beyond the limit.
     const path = "spill.duckdb";
     const columns: Column[] = [col("id", t("int64")), col("s", t("text"))];
     const text = (id: number) => createHash("sha256").update(String(id)).digest("hex").repeat(2);

@@ -425,9 +425,11 @@ describe("commit units", () => {
     const run = vi.spyOn(DuckDBConnection.prototype, "run");
     try {
       const unit = await target.begin(r, { strategy: "delete_insert", columns: cols, cursor: { column: "c", kind: "integer" } });
-      // The schema, the run log and BEGIN in one call; then the table's columns as the transaction sees them.
+      // The connection starts in the attached file (duckdb-database.ts), the schema, the run log and
+      // BEGIN in one call; then the table's columns as the transaction sees them.
       const begun = run.mock.calls.map(([sql]) => String(sql));
       expect(begun).toEqual([
+        'USE "warehouse"',
         expect.stringMatching(/^CREATE SCHEMA IF NOT EXISTS[\s\S]*;\s*BEGIN TRANSACTION$/),
         expect.stringMatching(/LIMIT 0$/),
       ]);
