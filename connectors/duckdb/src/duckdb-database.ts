@@ -6,7 +6,14 @@ import { SqlloadError, Turns } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
 import { FIXED_LIMIT, type MemoryLimit, switchedLimit } from "./duckdb-memory-limit.js";
-import { DEFAULT_MEMORY_LIMIT, DEFAULT_ROW_GROUP_SIZE, type MemorySettings } from "./duckdb-memory-settings.js";
+import {
+  APPENDING_MEMORY_MB,
+  APPENDING_RESERVE_MB,
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_ROW_GROUP_SIZE,
+  type MemorySettings,
+} from "./duckdb-memory-settings.js";
 import { notAVersion } from "./duckdb-storage-version.js";
 import { IN_MEMORY } from "./duckdb-target-path.js";
 import { removeLeftoverSpills } from "./duckdb-temporary-files.js";
@@ -86,12 +93,13 @@ export async function openDatabase(
   projectDir: string,
   mode: AccessMode,
   role: "source" | "target",
-  settings: TargetFileSettings = { memoryLimit: DEFAULT_MEMORY_LIMIT, rowGroupSize: DEFAULT_ROW_GROUP_SIZE },
+  settings: TargetFileSettings = { memoryLimit: DEFAULT_MEMORY_LIMIT, switched: false, rowGroupSize: DEFAULT_ROW_GROUP_SIZE },
 ): Promise<DuckDBDatabase> {
   const options: Record<string, string> = { ...INSTANCE_OPTIONS };
   if (mode === "read_only") options.access_mode = "READ_ONLY";
   const limited = role === "target" && path !== IN_MEMORY;
-  if (limited) options.memory_limit = settings.appendingLimit ?? settings.memoryLimit;
+  const switched = limited && settings.switched;
+  if (limited) options.memory_limit = switched ? `${APPENDING_MEMORY_MB}MB` : settings.memoryLimit;
   // DuckDB applies it to files it creates, the attached one too, and leaves an existing file's format as it is.
   if (limited && settings.storageVersion) options.storage_compatibility_version = settings.storageVersion;
   const rowGroupSize = limited ? settings.rowGroupSize : undefined;
@@ -103,8 +111,10 @@ export async function openDatabase(
   let pending = open.get(file);
   if (!pending) {
     pending = createShared(file, mode, role, options, rowGroupSize).then((shared) => {
-      if (limited && settings.appendingLimit)
-        shared.memoryLimit = switchedLimit(settings.memoryLimit, settings.appendingLimit, (limit) => setLimit(shared, limit));
+      if (switched) {
+        const limits = { full: DEFAULT_MEMORY_MB, base: APPENDING_MEMORY_MB, reserve: APPENDING_RESERVE_MB };
+        shared.memoryLimit = switchedLimit(limits, (limit) => setLimit(shared, limit));
+      }
       return shared;
     });
     open.set(file, pending);
@@ -192,9 +202,12 @@ async function attach(
   return { instance, catalog, mode, users: 0, turns: new Turns(), memoryLimit: FIXED_LIMIT };
 }
 
-/** DuckDB's name for a database file it opens: the file name without its extension, and `_db` after a name it reserves. */
-function catalogName(file: string): string {
-  const stem = basename(file).replace(/\.[^.]*$/, "");
+/**
+ * DuckDB's name for a database file it opens: the file name up to its first dot (`my.data.duckdb`
+ * is `my`), with `_db` after a name the in-memory instance it is attached to already has.
+ */
+export function catalogName(file: string): string {
+  const stem = basename(file).replace(/\..*$/, "");
   return ["memory", "system", "temp", "main", ""].includes(stem.toLowerCase()) ? `${stem}_db` : stem;
 }
 

@@ -2,42 +2,51 @@ import { formatCount, SqlloadError } from "@sqlload/core";
 
 /** How the target's database is opened to bound the memory a load takes (the target's `memory_limit` and `row_group_size`). */
 export interface MemorySettings {
-  /** DuckDB's `memory_limit`, as DuckDB reads a size: throughout, or while a unit queries (see `appendingLimit`). */
+  /** DuckDB's `memory_limit`, as DuckDB reads a size: throughout, or the most it is switched to (see `switched`). */
   readonly memoryLimit: string;
   /**
-   * DuckDB's `memory_limit` while every open unit only appends (see duckdb-memory-limit.ts);
-   * absent when the target sets `memory_limit`, which then holds throughout.
+   * The target left `memory_limit` unset: the limit follows what the open units need
+   * (duckdb-memory-limit.ts), from `APPENDING_MEMORY_MB` up to `DEFAULT_MEMORY_MB`.
    */
-  readonly appendingLimit?: string | undefined;
+  readonly switched: boolean;
   /** Rows per row group of what this process writes. */
   readonly rowGroupSize: number;
 }
 
 /**
- * DuckDB's `memory_limit` for the target's database while a unit queries what it writes, unless
- * the target sets `memory_limit`.
+ * DuckDB's `memory_limit` for the target's database while a unit queries what it writes or pins
+ * much of it, unless the target sets `memory_limit`: in megabytes, as DuckDB reads "MB".
  *
  * DuckDB keeps every block it writes in its buffer pool until the pool reaches `memory_limit`
  * (80% of the machine's memory by default): a loader never reads those blocks again, yet a
  * transaction appending 1.2M rows of 1 KB held them all (peak RSS 1,196 MB, growing with the
  * rows; 674 MB with 256 MB, flat from 600,000 rows on). Blocks already written are dropped for
- * free when the pool is full; what does not fit and is not written yet (a row group being built,
- * a sort) goes to DuckDB's temporary folder next to the file, so a low limit costs speed, not
- * correctness.
+ * free when the pool is full; most of what is not written yet (a row group being built, a sort)
+ * goes to DuckDB's temporary folder next to the file. Not all: DuckDB keeps long text pinned until
+ * the transaction commits, so 3,000 values of 100 KB in one commit fail even at 256 MB.
  */
-export const DEFAULT_MEMORY_LIMIT = "256MB";
+export const DEFAULT_MEMORY_MB = 256;
+export const DEFAULT_MEMORY_LIMIT = `${DEFAULT_MEMORY_MB}MB`;
 
 /**
- * DuckDB's `memory_limit` while the units open on a file only append, unless the target sets
- * `memory_limit`. An append reads nothing back: the buffer pool holds the row group being built
- * (spilled to the temporary folder past the limit) and blocks already written, which it keeps
- * until the pool is full though a loader never reads them. 200,000 rows of 1 KB peaked at 263–279
- * MB with 32 MB against 303–318 MB with 64 MB (32,768-row groups; bench/README.md), at the same
+ * DuckDB's `memory_limit`, unless the target sets one, while the units open on a file only
+ * append rows of short text, before each adds what it pins (duckdb-memory-limit.ts). Such an
+ * append needs the pool for the row group it builds (spilled past the limit) and the blocks it is
+ * filling, one or two per column; what else the pool holds is blocks already written, which it
+ * keeps until it is full though a loader never reads them. 200,000 rows of 1 KB peaked at 258–280
+ * MB with 32 MB against 418–420 MB with 256 MB (16,384-row groups; bench/README.md), at the same
  * speed. A unit that queries what it writes (a merge joins each batch against the table and the
- * rows its transaction added) spilled those rows and re-read them for every batch: 2M rows merged in 11.3 s at 32 MB against 4.8 s at 256 MB; it gets
- * `DEFAULT_MEMORY_LIMIT` while it is open.
+ * rows its transaction added) spilled those rows and re-read them for every batch at 32 MB: 2M rows
+ * merged in 11.3 s against 4.8 s at 256 MB; it gets `DEFAULT_MEMORY_MB` while it is open.
  */
-export const APPENDING_MEMORY_LIMIT = "32MB";
+export const APPENDING_MEMORY_MB = 32;
+
+/**
+ * What an appending unit's limit holds besides the blocks its columns pin: the catalog, the run
+ * log, the statements around the appends. A unit of 8 columns or fewer fits in the base alone (a
+ * load of 2 columns ran within a 4 MB limit; memory-settings.integration.test.ts).
+ */
+export const APPENDING_RESERVE_MB = 24;
 
 /** DuckDB's own row group size, and the largest the file formats sqlload writes take. */
 export const DUCKDB_ROW_GROUP_SIZE = 122_880;
@@ -60,8 +69,9 @@ const SIZE = /^(?:-1|(?:\d+(?:\.\d+)?) ?(?:b|bytes|kb|mb|gb|tb|kib|mib|gib|tib))
 /** The target's settings as DuckDB takes them: defaults for what is unset, refused when DuckDB would not take them. */
 export function memorySettings(options: { readonly memory_limit?: unknown; readonly row_group_size?: unknown }): MemorySettings {
   const rows = rowGroupSize(options.row_group_size);
-  if (options.memory_limit !== undefined) return { memoryLimit: memoryLimit(options.memory_limit), rowGroupSize: rows };
-  return { memoryLimit: DEFAULT_MEMORY_LIMIT, appendingLimit: APPENDING_MEMORY_LIMIT, rowGroupSize: rows };
+  if (options.memory_limit !== undefined)
+    return { memoryLimit: memoryLimit(options.memory_limit), switched: false, rowGroupSize: rows };
+  return { memoryLimit: DEFAULT_MEMORY_LIMIT, switched: true, rowGroupSize: rows };
 }
 
 function memoryLimit(value: unknown): string {
