@@ -13,13 +13,13 @@ function codeOf(work: () => unknown): string | undefined {
 }
 
 describe("memorySettings", () => {
-  it("unset, has 16,384-row groups and a limit of 32 MB while appending, 256 MB while querying", () => {
+  it("unset, has 32,768-row groups and a limit of 32 MB while appending, 256 MB while querying", () => {
     expect(memorySettings({})).toEqual({
       memoryLimit: DEFAULT_MEMORY_LIMIT,
       switched: true,
       rowGroupSize: DEFAULT_ROW_GROUP_SIZE,
     });
-    expect([DEFAULT_MEMORY_LIMIT, APPENDING_MEMORY_MB, DEFAULT_ROW_GROUP_SIZE]).toEqual(["256MB", 32, 16_384]);
+    expect([DEFAULT_MEMORY_LIMIT, APPENDING_MEMORY_MB, DEFAULT_ROW_GROUP_SIZE]).toEqual(["256MB", 32, 32_768]);
   });
 
   it("a memory_limit the target sets holds throughout, whatever the units do", () => {

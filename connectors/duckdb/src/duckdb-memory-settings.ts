@@ -54,12 +54,12 @@ export const DUCKDB_ROW_GROUP_SIZE = 122_880;
 /**
  * Rows per row group unless the target sets `row_group_size`. DuckDB builds a row group in memory,
  * outside its buffer pool, and compresses it there, whatever the rows' width: 200,000 rows of 1 KB
- * peaked at 457 MB with DuckDB's own 122,880 rows even under a 32 MB pool, 299–337 MB with 32,768
- * and 257–272 MB with 16,384 (bench/README.md). Narrow rows load as fast, and scans of them run as
- * fast, at a cost in the file's size: 5M rows of the benchmark's `orders` took 22.8 MB against
- * 21.0 MB. A row group of 16,384 rows still holds 8 of DuckDB's vectors for its scans to skip by.
+ * peaked at 447–457 MB with DuckDB's own 122,880 rows even under a 32 MB pool, 299–337 MB with
+ * 32,768 and 257–279 MB with 16,384 (bench/README.md). Narrow rows cost the same CPU at 32,768 as
+ * at 122,880 (5M rows of the benchmark's `orders`, alternating: 6.13–6.66 s against 6.54–6.74 s)
+ * and 10–20% more at 16,384, so 16,384 is left to tables of wide rows (docs/connectors/duckdb.md).
  */
-export const DEFAULT_ROW_GROUP_SIZE = 16_384;
+export const DEFAULT_ROW_GROUP_SIZE = 32_768;
 /** DuckDB's vector size: a row group holds a whole number of them. */
 const VECTOR_SIZE = 2048;
 

@@ -225,7 +225,7 @@ describe("the target's memory_limit", () => {
     expect(existsSync(join(project.dir, "never.duckdb"))).toBe(false);
   });
 
-  it("unset, cuts what a run writes into row groups of 16,384 rows", async () => {
+  it("unset, cuts what a run writes into row groups of 32,768 rows", async () => {
     const path = "default-rgs.duckdb";
     const ref = { schema: "raw", name: "ids" };
     const target = await openTarget(path);
@@ -234,7 +234,7 @@ describe("the target's memory_limit", () => {
     } finally {
       await target.close();
     }
-    expect(await rowGroups(path, "raw.ids")).toEqual([16_384, 16_384, 16_384, 16_384, 16_384, 16_384, 1696]);
+    expect(await rowGroups(path, "raw.ids")).toEqual([32_768, 32_768, 32_768, 1696]);
   });
 
   it("row_group_size cuts what this run writes into smaller row groups and leaves the file's others alone", async () => {
@@ -286,7 +286,7 @@ describe("the target's memory_limit", () => {
 
   it("keeps every row of a load many times its size: written blocks are dropped, the rest spills", async () => {
     // 130,000 rows of 128 characters of hashes (17 MB, hardly compressible) under a 4 MB limit:
-    // more than a row group (16,384 rows), so DuckDB writes some within the transaction and must
+    // more than a row group (32,768 rows), so DuckDB writes some within the transaction and must
     // drop their blocks, and builds each beyond the limit.
     const path = "spill.duckdb";
     const columns: Column[] = [col("id", t("int64")), col("s", t("text"))];
