@@ -19,8 +19,6 @@ import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
 import { ingestScan } from "./duckdb-file-scan.js";
-import { APPEND_MB_PER_COLUMN } from "./duckdb-memory-limit.js";
-import { hasOverflowText } from "./duckdb-overflow-text.js";
 import { duckdbRange } from "./duckdb-range.js";
 import { createRunLogTable, insertRunLogSql, selectRunLog } from "./duckdb-run-log.js";
 import { runStatement, writingTable } from "./duckdb-statement.js";
@@ -67,8 +65,6 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
     } else {
       await unit.describe();
     }
-    // Last: nothing after it can fail and leave the hold behind.
-    if (options.strategy === "merge") await unit.holdMemory("full");
     return unit;
   } catch (error) {
     await connection.run("ROLLBACK").catch(() => undefined);
@@ -90,9 +86,6 @@ class DuckDBCommitUnit implements CommitUnit {
   /** The written table's columns in table order; null while it does not exist. */
   private columns: readonly RelationColumnType[] | null = null;
   private readonly table: string;
-  /** What the unit adds to the database's memory limit until it ends (see duckdb-memory-limit.ts). */
-  private memoryHeld: "none" | "appending" | "full" = "none";
-  private readonly memoryReleases: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly db: DuckDBDatabase,
@@ -103,21 +96,6 @@ class DuckDBCommitUnit implements CommitUnit {
     private readonly label: string,
   ) {
     this.table = qualifiedName(ref.schema, writeName);
-  }
-
-  /**
-   * A merge and a native file read query what the unit writes, and text DuckDB stores outside its
-   * column blocks stays pinned until COMMIT: they get the full limit until the unit ends. Appending
-   * short values adds the blocks the table's columns keep pinned.
-   */
-  async holdMemory(need: "appending" | "full"): Promise<void> {
-    if (this.memoryHeld === "full" || this.memoryHeld === need) return;
-    const columns = this.columns ?? [];
-    // A list keeps blocks per level, as many as its values need: counted as a need for everything.
-    const nested = columns.some((c) => c.type.typeId === DuckDBTypeId.LIST);
-    const amount = need === "full" || nested ? "full" : APPEND_MB_PER_COLUMN * Math.max(1, columns.length);
-    this.memoryReleases.push(await this.db.memoryLimit.hold(amount));
-    this.memoryHeld = amount === "full" ? "full" : "appending";
   }
 
   async describe(): Promise<void> {
@@ -151,7 +129,6 @@ class DuckDBCommitUnit implements CommitUnit {
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(batch.schema));
     if (this.options.strategy === "merge") return this.merge(batch);
     await this.guard(async () => {
-      await this.holdMemory(this.memoryHeld !== "full" && hasOverflowText(batch) ? "full" : "appending");
       this.appender ??= await TableAppender.open(this.connection, {
         schema: this.ref.schema,
         name: this.writeName,
@@ -172,7 +149,6 @@ class DuckDBCommitUnit implements CommitUnit {
     this.check();
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(this.options.columns));
     await this.flushAppender();
-    await this.guard(() => this.holdMemory("full"));
     const names = columns.map((name) => this.column(name).name);
     const cursor = this.options.cursor && {
       column: this.column(this.options.cursor.column).name,
@@ -266,7 +242,7 @@ class DuckDBCommitUnit implements CommitUnit {
       await this.connection.run("ROLLBACK").catch(() => undefined);
       throw wrapDuckDBError(error, "target", `committing ${this.label} failed`, this.label);
     } finally {
-      await this.close();
+      this.close();
     }
   }
 
@@ -279,15 +255,13 @@ class DuckDBCommitUnit implements CommitUnit {
     } catch {
       // A failed statement may have ended the transaction already; there is nothing left to undo.
     } finally {
-      await this.close();
+      this.close();
     }
   }
 
-  private async close(): Promise<void> {
+  private close(): void {
     this.open = false;
     this.db.disconnect(this.connection);
-    const releases = this.memoryReleases.splice(0);
-    for (const release of releases) await release();
   }
 
   private check(): void {

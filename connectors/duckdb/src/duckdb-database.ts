@@ -5,15 +5,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { SqlloadError, Turns } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
-import { FIXED_LIMIT, type MemoryLimit, switchedLimit } from "./duckdb-memory-limit.js";
-import {
-  APPENDING_MEMORY_MB,
-  APPENDING_RESERVE_MB,
-  DEFAULT_MEMORY_LIMIT,
-  DEFAULT_MEMORY_MB,
-  DEFAULT_ROW_GROUP_SIZE,
-  type MemorySettings,
-} from "./duckdb-memory-settings.js";
+import { DEFAULT_MEMORY_LIMIT, DEFAULT_ROW_GROUP_SIZE, type MemorySettings } from "./duckdb-memory-settings.js";
 import { notAVersion } from "./duckdb-storage-version.js";
 import { IN_MEMORY } from "./duckdb-target-path.js";
 import { removeLeftoverSpills } from "./duckdb-temporary-files.js";
@@ -57,8 +49,6 @@ export interface DuckDBDatabase {
    * with a write-write conflict in DuckDB, even with IF NOT EXISTS.
    */
   serialize<T>(work: () => Promise<T>): Promise<T>;
-  /** The database's `memory_limit`, which a unit that queries what it writes holds at its full value. */
-  readonly memoryLimit: MemoryLimit;
   /** Disconnects what `connect` opened and closes the file when its last user releases it. */
   release(): Promise<void>;
 }
@@ -70,10 +60,6 @@ interface Shared {
   readonly mode: AccessMode;
   users: number;
   readonly turns: Turns;
-  memoryLimit: MemoryLimit;
-  /** The connection `memoryLimit` sets the limit on, once it has. */
-  limitConnection?: Promise<DuckDBConnection> | undefined;
-  limitConnected?: DuckDBConnection | undefined;
 }
 
 // A file may be open only once per process: DuckDB's file lock is per process, so a second
@@ -93,13 +79,12 @@ export async function openDatabase(
   projectDir: string,
   mode: AccessMode,
   role: "source" | "target",
-  settings: TargetFileSettings = { memoryLimit: DEFAULT_MEMORY_LIMIT, switched: false, rowGroupSize: DEFAULT_ROW_GROUP_SIZE },
+  settings: TargetFileSettings = { memoryLimit: DEFAULT_MEMORY_LIMIT, rowGroupSize: DEFAULT_ROW_GROUP_SIZE },
 ): Promise<DuckDBDatabase> {
   const options: Record<string, string> = { ...INSTANCE_OPTIONS };
   if (mode === "read_only") options.access_mode = "READ_ONLY";
   const limited = role === "target" && path !== IN_MEMORY;
-  const switched = limited && settings.switched;
-  if (limited) options.memory_limit = switched ? `${APPENDING_MEMORY_MB}MB` : settings.memoryLimit;
+  if (limited) options.memory_limit = settings.memoryLimit;
   // DuckDB applies it to files it creates, the attached one too, and leaves an existing file's format as it is.
   if (limited && settings.storageVersion) options.storage_compatibility_version = settings.storageVersion;
   const rowGroupSize = limited ? settings.rowGroupSize : undefined;
@@ -110,13 +95,7 @@ export async function openDatabase(
   const file = resolve(projectDir, path);
   let pending = open.get(file);
   if (!pending) {
-    pending = createShared(file, mode, role, options, rowGroupSize).then((shared) => {
-      if (switched) {
-        const limits = { full: DEFAULT_MEMORY_MB, base: APPENDING_MEMORY_MB, reserve: APPENDING_RESERVE_MB };
-        shared.memoryLimit = switchedLimit(limits, (limit) => setLimit(shared, limit));
-      }
-      return shared;
-    });
+    pending = createShared(file, mode, role, options, rowGroupSize);
     open.set(file, pending);
     pending.catch(() => open.delete(file));
   }
@@ -130,7 +109,7 @@ export async function openDatabase(
   return handle(file, shared, () => {
     if (--shared.users === 0) {
       open.delete(file);
-      closeShared(shared);
+      shared.instance.closeSync();
     }
   });
 }
@@ -147,7 +126,7 @@ async function createShared(
     const shared =
       rowGroupSize !== undefined
         ? await attach(file, mode, options, rowGroupSize)
-        : { instance: await DuckDBInstance.create(file, options), mode, users: 0, turns: new Turns(), memoryLimit: FIXED_LIMIT };
+        : { instance: await DuckDBInstance.create(file, options), mode, users: 0, turns: new Turns() };
     // The temporary folder is DuckDB's default for a file, and the one `attach` names.
     if (mode === "read_write" && file !== IN_MEMORY) removeLeftoverSpills(`${file}.tmp`);
     return shared;
@@ -157,21 +136,6 @@ async function createShared(
     if (version && /failed to set config/i.test(duckdbMessage(error))) throw notAVersion(version, duckdbMessage(error));
     throw openError(error, file, role);
   }
-}
-
-/** Sets the file's `memory_limit`, on a connection kept for that: any other may be in a transaction or busy. */
-async function setLimit(shared: Shared, limit: string): Promise<void> {
-  shared.limitConnection ??= shared.instance.connect().then((connection) => {
-    shared.limitConnected = connection;
-    return connection;
-  });
-  await (await shared.limitConnection).run(`SET memory_limit = ${quoteString(limit)}`);
-}
-
-function closeShared(shared: Shared): void {
-  // Units release their hold before they end, so no change of the limit is still under way.
-  shared.limitConnected?.closeSync();
-  shared.instance.closeSync();
 }
 
 /**
@@ -199,7 +163,7 @@ async function attach(
     instance.closeSync();
     throw error;
   }
-  return { instance, catalog, mode, users: 0, turns: new Turns(), memoryLimit: FIXED_LIMIT };
+  return { instance, catalog, mode, users: 0, turns: new Turns() };
 }
 
 /**
@@ -228,9 +192,6 @@ function handle(path: string, shared: Shared, close: () => void): DuckDBDatabase
     },
     serialize<T>(work: () => Promise<T>): Promise<T> {
       return shared.turns.run(work);
-    },
-    get memoryLimit() {
-      return shared.memoryLimit;
     },
     async release() {
       if (released) return;

@@ -1,6 +1,6 @@
 import { isSqlloadError } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
-import { APPENDING_MEMORY_MB, DEFAULT_MEMORY_LIMIT, DEFAULT_ROW_GROUP_SIZE, memorySettings } from "./duckdb-memory-settings.js";
+import { DEFAULT_MEMORY_LIMIT, DEFAULT_ROW_GROUP_SIZE, memorySettings } from "./duckdb-memory-settings.js";
 
 function codeOf(work: () => unknown): string | undefined {
   try {
@@ -13,26 +13,9 @@ function codeOf(work: () => unknown): string | undefined {
 }
 
 describe("memorySettings", () => {
-  it("unset, has 32,768-row groups and a limit of 32 MB while appending, 256 MB while querying", () => {
-    expect(memorySettings({})).toEqual({
-      memoryLimit: DEFAULT_MEMORY_LIMIT,
-      switched: true,
-      rowGroupSize: DEFAULT_ROW_GROUP_SIZE,
-    });
-    expect([DEFAULT_MEMORY_LIMIT, APPENDING_MEMORY_MB, DEFAULT_ROW_GROUP_SIZE]).toEqual(["256MB", 32, 32_768]);
-  });
-
-  it("a memory_limit the target sets holds throughout, whatever the units do", () => {
-    expect(memorySettings({ memory_limit: "1GB" })).toEqual({
-      memoryLimit: "1GB",
-      switched: false,
-      rowGroupSize: DEFAULT_ROW_GROUP_SIZE,
-    });
-    expect(memorySettings({ memory_limit: "-1", row_group_size: 122_880 })).toEqual({
-      memoryLimit: "-1",
-      switched: false,
-      rowGroupSize: 122_880,
-    });
+  it("has row groups of 32,768 rows and a 256 MB limit when unset", () => {
+    expect(memorySettings({})).toEqual({ memoryLimit: DEFAULT_MEMORY_LIMIT, rowGroupSize: DEFAULT_ROW_GROUP_SIZE });
+    expect([DEFAULT_MEMORY_LIMIT, DEFAULT_ROW_GROUP_SIZE]).toEqual(["256MB", 32_768]);
   });
 
   it("takes what DuckDB reads as a size, and row group sizes DuckDB takes", () => {

@@ -2,51 +2,28 @@ import { formatCount, SqlloadError } from "@sqlload/core";
 
 /** How the target's database is opened to bound the memory a load takes (the target's `memory_limit` and `row_group_size`). */
 export interface MemorySettings {
-  /** DuckDB's `memory_limit`, as DuckDB reads a size: throughout, or the most it is switched to (see `switched`). */
+  /** DuckDB's `memory_limit`, as DuckDB reads a size. */
   readonly memoryLimit: string;
-  /**
-   * The target left `memory_limit` unset: the limit follows what the open units need
-   * (duckdb-memory-limit.ts), from `APPENDING_MEMORY_MB` up to `DEFAULT_MEMORY_MB`.
-   */
-  readonly switched: boolean;
   /** Rows per row group of what this process writes. */
   readonly rowGroupSize: number;
 }
 
 /**
- * DuckDB's `memory_limit` for the target's database while a unit queries what it writes or pins
- * much of it, unless the target sets `memory_limit`: in megabytes, as DuckDB reads "MB".
+ * DuckDB's `memory_limit` for the target's database unless the target sets `memory_limit`.
  *
  * DuckDB keeps every block it writes in its buffer pool until the pool reaches `memory_limit`
  * (80% of the machine's memory by default): a loader never reads those blocks again, yet a
  * transaction appending 1.2M rows of 1 KB held them all (peak RSS 1,196 MB, growing with the
  * rows; 674 MB with 256 MB, flat from 600,000 rows on). Blocks already written are dropped for
  * free when the pool is full; most of what is not written yet (a row group being built, a sort)
- * goes to DuckDB's temporary folder next to the file. Not all: DuckDB keeps long text pinned until
- * the transaction commits, so 3,000 values of 100 KB in one commit fail even at 256 MB.
+ * goes to DuckDB's temporary folder next to the file. Not all, which is why the limit is not lower:
+ * until the transaction commits, DuckDB keeps pinned the block each column is being filled in and
+ * text it has not written yet, in amounts that depend on the rows' shape. At 32 MB, 121 `bigint`
+ * columns failed to append, and 2,000 rows of four 4,000-character texts failed to commit; both
+ * load at 256 MB (bench/README.md, 2026-12-06). A limit that followed each unit's need was tried
+ * and reverted: no rule of ours predicted DuckDB's need closely enough.
  */
-export const DEFAULT_MEMORY_MB = 256;
-export const DEFAULT_MEMORY_LIMIT = `${DEFAULT_MEMORY_MB}MB`;
-
-/**
- * DuckDB's `memory_limit`, unless the target sets one, while the units open on a file only
- * append rows of short text, before each adds what it pins (duckdb-memory-limit.ts). Such an
- * append needs the pool for the row group it builds (spilled past the limit) and the blocks it is
- * filling, one or two per column; what else the pool holds is blocks already written, which it
- * keeps until it is full though a loader never reads them. 200,000 rows of 1 KB peaked at 258–280
- * MB with 32 MB against 418–420 MB with 256 MB (16,384-row groups; bench/README.md), at the same
- * speed. A unit that queries what it writes (a merge joins each batch against the table and the
- * rows its transaction added) spilled those rows and re-read them for every batch at 32 MB: 2M rows
- * merged in 11.3 s against 4.8 s at 256 MB; it gets `DEFAULT_MEMORY_MB` while it is open.
- */
-export const APPENDING_MEMORY_MB = 32;
-
-/**
- * What an appending unit's limit holds besides the blocks its columns pin: the catalog, the run
- * log, the statements around the appends. A unit of 8 columns or fewer fits in the base alone (a
- * load of 2 columns ran within a 4 MB limit; memory-settings.integration.test.ts).
- */
-export const APPENDING_RESERVE_MB = 24;
+export const DEFAULT_MEMORY_LIMIT = "256MB";
 
 /** DuckDB's own row group size, and the largest the file formats sqlload writes take. */
 export const DUCKDB_ROW_GROUP_SIZE = 122_880;
@@ -54,8 +31,8 @@ export const DUCKDB_ROW_GROUP_SIZE = 122_880;
 /**
  * Rows per row group unless the target sets `row_group_size`. DuckDB builds a row group in memory,
  * outside its buffer pool, and compresses it there, whatever the rows' width: 200,000 rows of 1 KB
- * peaked at 447–457 MB with DuckDB's own 122,880 rows even under a 32 MB pool, 299–337 MB with
- * 32,768 and 257–279 MB with 16,384 (bench/README.md). Narrow rows cost the same CPU at 32,768 as
+ * peaked at 519–661 MB with DuckDB's own 122,880 rows, 418–420 MB with 16,384 (256 MB pool), and
+ * 447–457 MB with 122,880 rows even under a 32 MB pool (bench/README.md). Narrow rows cost the same CPU at 32,768 as
  * at 122,880 (5M rows of the benchmark's `orders`, alternating: 6.13–6.66 s against 6.54–6.74 s)
  * and 10–20% more at 16,384, so 16,384 is left to tables of wide rows (docs/connectors/duckdb.md).
  */
@@ -68,13 +45,11 @@ const SIZE = /^(?:-1|(?:\d+(?:\.\d+)?) ?(?:b|bytes|kb|mb|gb|tb|kib|mib|gib|tib))
 
 /** The target's settings as DuckDB takes them: defaults for what is unset, refused when DuckDB would not take them. */
 export function memorySettings(options: { readonly memory_limit?: unknown; readonly row_group_size?: unknown }): MemorySettings {
-  const rows = rowGroupSize(options.row_group_size);
-  if (options.memory_limit !== undefined)
-    return { memoryLimit: memoryLimit(options.memory_limit), switched: false, rowGroupSize: rows };
-  return { memoryLimit: DEFAULT_MEMORY_LIMIT, switched: true, rowGroupSize: rows };
+  return { memoryLimit: memoryLimit(options.memory_limit), rowGroupSize: rowGroupSize(options.row_group_size) };
 }
 
 function memoryLimit(value: unknown): string {
+  if (value === undefined) return DEFAULT_MEMORY_LIMIT;
   if (typeof value !== "string") throw new SqlloadError("SL103", "the DuckDB target's `memory_limit` must be a string");
   const size = value.trim();
   if (!SIZE.test(size) || /^0+(?:\.0+)? ?[a-z]/i.test(size)) {

@@ -38,21 +38,10 @@ export class DuckDBSource implements SourceConnection {
   private constructor(
     private readonly db: DuckDBDatabase,
     private readonly connection: DuckDBConnection,
-    private readonly releaseMemory: () => Promise<void>,
   ) {}
 
-  /**
-   * A source that shares the file a target of this process writes reads under that target's
-   * limit (duckdb-memory-limit.ts): its scans and sorts get the full one while it is open.
-   */
   static async open(db: DuckDBDatabase): Promise<DuckDBSource> {
-    const connection = await db.connect();
-    try {
-      return new DuckDBSource(db, connection, await db.memoryLimit.hold("full"));
-    } catch (error) {
-      db.disconnect(connection);
-      throw error;
-    }
+    return new DuckDBSource(db, await db.connect());
   }
 
   async describeTable(request: SourceTableRequest): Promise<SourceTableInfo> {
@@ -79,7 +68,6 @@ export class DuckDBSource implements SourceConnection {
   }
 
   async close(): Promise<void> {
-    await this.releaseMemory();
     await this.db.release();
   }
 }

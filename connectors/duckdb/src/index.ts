@@ -1,12 +1,7 @@
 import { createRequire } from "node:module";
 import { defineConnector, formatCount } from "@sqlload/core";
 import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
-import {
-  APPENDING_MEMORY_MB,
-  DEFAULT_MEMORY_LIMIT,
-  DEFAULT_ROW_GROUP_SIZE,
-  DUCKDB_ROW_GROUP_SIZE,
-} from "./duckdb-memory-settings.js";
+import { DEFAULT_MEMORY_LIMIT, DEFAULT_ROW_GROUP_SIZE, DUCKDB_ROW_GROUP_SIZE } from "./duckdb-memory-settings.js";
 import { DUCKDB_DEFAULT_STORAGE_VERSION } from "./duckdb-storage-version.js";
 import { DEFAULT_TARGET_PATH, targetExists } from "./duckdb-target-path.js";
 
@@ -26,7 +21,7 @@ export default defineConnector({
       {
         key: "memory_limit",
         type: "string",
-        description: `DuckDB's memory_limit while sqlload writes the file (default ${APPENDING_MEMORY_MB} MB and 1 MB per column while tables are only appended to, "${DEFAULT_MEMORY_LIMIT}" while a merge, a native file read or a value of 4 KB or more is written): blocks already written are dropped beyond it, the rest spills to a temporary folder next to the file; a value set here holds throughout; "-1" is DuckDB's own default (80% of the memory).`,
+        description: `DuckDB's memory_limit while sqlload writes the file (default "${DEFAULT_MEMORY_LIMIT}"): blocks already written are dropped beyond it, most of the rest spills to a temporary folder next to the file; "-1" is DuckDB's own default (80% of the memory).`,
       },
       {
         key: "row_group_size",

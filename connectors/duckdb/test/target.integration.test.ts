@@ -439,8 +439,7 @@ describe("commit units", () => {
       await unit.appendRunLog(logRow("y", 2));
       expect(run).not.toHaveBeenCalled();
       await unit.commit();
-      // The file's memory limit, set back once the unit let go of it, goes on a connection of its own.
-      const committed = run.mock.calls.map(([sql]) => String(sql)).filter((sql) => !sql.startsWith("SET memory_limit"));
+      const committed = run.mock.calls.map(([sql]) => String(sql));
       expect(committed).toHaveLength(1);
       expect(committed[0]?.match(/INSERT INTO/g)).toHaveLength(2);
       expect(committed[0]).toMatch(/;\s*COMMIT$/);
