@@ -170,7 +170,7 @@ async function attach(
  * DuckDB's name for a database file it opens: the file name up to its first dot (`my.data.duckdb`
  * is `my`), with `_db` after a name the in-memory instance it is attached to already has.
  */
-export function catalogName(file: string): string {
+function catalogName(file: string): string {
   const stem = basename(file).replace(/\..*$/, "");
   return ["memory", "system", "temp", "main", ""].includes(stem.toLowerCase()) ? `${stem}_db` : stem;
 }

@@ -31,9 +31,9 @@ export const DUCKDB_ROW_GROUP_SIZE = 122_880;
 /**
  * Rows per row group unless the target sets `row_group_size`. DuckDB builds a row group in memory,
  * outside its buffer pool, and compresses it there, whatever the rows' width: 200,000 rows of 1 KB
- * peaked at 519–661 MB with DuckDB's own 122,880 rows, 418–420 MB with 16,384 (256 MB pool), and
- * 447–457 MB with 122,880 rows even under a 32 MB pool (bench/README.md). Narrow rows cost the same CPU at 32,768 as
- * at 122,880 (5M rows of the benchmark's `orders`, alternating: 6.13–6.66 s against 6.54–6.74 s)
+ * peaked at 579–667 MB with DuckDB's own 122,880 rows and 401–425 MB with 32,768 (256 MB pool), and
+ * at 447–457 MB with 122,880 rows even under a 32 MB pool (bench/README.md). Narrow rows cost the
+ * same CPU at 32,768 as at 122,880 (5M rows of the benchmark's `orders`, alternating: 6.13–6.66 s against 6.54–6.74 s)
  * and 10–20% more at 16,384, so 16,384 is left to tables of wide rows (docs/connectors/duckdb.md).
  */
 export const DEFAULT_ROW_GROUP_SIZE = 32_768;

@@ -26,7 +26,7 @@ export default defineConnector({
       {
         key: "row_group_size",
         type: "integer",
-        description: `Rows per row group of what sqlload writes (default ${formatCount(DEFAULT_ROW_GROUP_SIZE)}; DuckDB's own is ${formatCount(DUCKDB_ROW_GROUP_SIZE)}), a multiple of 2048: smaller bounds the memory of wide rows, larger loads narrow rows a little faster into a smaller file; row groups already in the file stay as they are.`,
+        description: `Rows per row group of what sqlload writes (default ${formatCount(DEFAULT_ROW_GROUP_SIZE)}; DuckDB's own is ${formatCount(DUCKDB_ROW_GROUP_SIZE)}), a multiple of 2048: smaller bounds the memory of wide rows, and below the default loads narrow rows slower; row groups already in the file stay as they are.`,
       },
       {
         key: "storage_version",

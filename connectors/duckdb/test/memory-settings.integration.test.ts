@@ -80,9 +80,7 @@ describe("the target's memory_limit", () => {
       const many = Array.from({ length: 121 }, (_, i) => col(`c${i}`, t("int64")));
       const rows = 3000;
       const values = () => ({ values: BigInt64Array.from({ length: rows }, (_, r) => BigInt(r)) });
-      const unit = await target.begin({ schema: "raw", name: "many" }, { strategy: "append", columns: many });
       await target.ensureTable({ schema: "raw", name: "many" }, many, {});
-      await unit.abort();
       const wide = await target.begin({ schema: "raw", name: "many" }, { strategy: "append", columns: many });
       await wide.write({ schema: many, length: rows, columns: many.map(values) });
       await wide.commit();
@@ -98,12 +96,12 @@ describe("the target's memory_limit", () => {
             { values: Array.from({ length: 50 }, (_, i) => `${start + i}:`.padEnd(100_000, "x")) },
           ],
         });
-      const short = batch(long, [{ id: -1n, doc: "short" }]);
       await target.ensureTable({ schema: "raw", name: "docs" }, long, {});
-      const unit2 = await target.begin({ schema: "raw", name: "docs" }, { strategy: "append", columns: long });
-      await unit2.write(short);
-      for (const d of docs) await unit2.write(d);
-      await unit2.commit();
+      const unit = await target.begin({ schema: "raw", name: "docs" }, { strategy: "append", columns: long });
+      // A short value first: the long ones come to a column DuckDB has begun to fill.
+      await unit.write(batch(long, [{ id: -1n, doc: "short" }]));
+      for (const d of docs) await unit.write(d);
+      await unit.commit();
     } finally {
       await target.close();
     }
