@@ -2,6 +2,7 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBType } from "@duckdb/node-
 import { type ColumnVector, type RecordBatch, SqlloadError } from "@sqlload/core";
 import { bindings, DuckDBDataChunk } from "./duckdb-client.js";
 import { copyColumn } from "./duckdb-column-copy.js";
+import { measureBatch } from "./duckdb-long-values.js";
 import { type ToDuckDB, toDuckDB } from "./duckdb-values.js";
 
 /** DuckDB's vector size: the most rows one data chunk holds. */
@@ -84,7 +85,8 @@ export class TableAppender {
     );
   }
 
-  append(batch: RecordBatch): void {
+  /** `bytes`: the batch's size as `measureBatch` gives it, when the caller measured it already. */
+  append(batch: RecordBatch, bytes = measureBatch(batch).bytes): void {
     if (batch.length === 0) return;
     const sources = matchColumns(this.target, batch);
     const { types, target } = this;
@@ -106,7 +108,7 @@ export class TableAppender {
     }
     // DuckDB holds appended rows until it has 204,800 of them, whatever their width; a wide table
     // would hold hundreds of megabytes. Flushing by bytes keeps that bounded.
-    this.pending += approximateBytes(batch);
+    this.pending += bytes;
     if (this.pending >= FLUSH_BYTES) {
       this.appender.flushSync();
       this.pending = 0;
@@ -144,31 +146,6 @@ export class TableAppender {
 
 /** How much an open appender may hold before it is flushed into the table. */
 export const FLUSH_BYTES = 16 << 20;
-
-/** A batch's size as DuckDB will hold it, near enough: typed arrays as they are, 16 bytes a slot plus text. */
-function approximateBytes(batch: RecordBatch): number {
-  let bytes = 0;
-  for (const column of batch.columns) {
-    const fields = column.utf8?.();
-    if (fields) {
-      bytes += 16 * batch.length;
-      for (let i = 0; i < batch.length; i++) bytes += Math.max(fields.length[i] as number, 0);
-      continue;
-    }
-    const values = column.values;
-    if (ArrayBuffer.isView(values)) {
-      bytes += values.byteLength;
-      continue;
-    }
-    bytes += 16 * batch.length;
-    for (let i = 0; i < batch.length; i++) {
-      const value = values[i];
-      if (typeof value === "string") bytes += value.length;
-      else if (value instanceof Uint8Array) bytes += value.byteLength;
-    }
-  }
-  return bytes;
-}
 
 function doesNotFit(row: number, name: string, value: unknown, cause: unknown): SqlloadError {
   const shown = typeof value === "bigint" ? `${value}n` : JSON.stringify(value);

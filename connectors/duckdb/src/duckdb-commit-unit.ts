@@ -19,10 +19,11 @@ import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
 import { ingestScan } from "./duckdb-file-scan.js";
+import { measureBatch } from "./duckdb-long-values.js";
 import { duckdbRange } from "./duckdb-range.js";
 import { createRunLogTable, insertRunLogSql, selectRunLog } from "./duckdb-run-log.js";
 import { runStatement, writingTable } from "./duckdb-statement.js";
-import { wrapDuckDBError } from "./errors.js";
+import { committedDurably, wrapDuckDBError } from "./errors.js";
 
 /** Where `replace` builds the new table before `commit` swaps it in. */
 export function buildTableName(name: string): string {
@@ -49,7 +50,9 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
   const label = formatTargetTable(ref);
   const replace = options.strategy === "replace";
   const writeName = replace ? buildTableName(ref.name) : ref.name;
-  const connection = await db.connect();
+  const connection = await db.connect().catch((error: unknown) => {
+    throw wrapDuckDBError(error, "target", `cannot start a commit on ${label}`, label);
+  });
   try {
     // One call: DuckDB runs a text of several statements in order, and stops at the first that fails.
     const setup = [
@@ -127,6 +130,8 @@ class DuckDBCommitUnit implements CommitUnit {
     if (batch.length === 0) return;
     this.check();
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(batch.schema));
+    const measure = measureBatch(batch);
+    await this.fitLongValues(measure.longest);
     if (this.options.strategy === "merge") return this.merge(batch);
     await this.guard(async () => {
       this.appender ??= await TableAppender.open(this.connection, {
@@ -136,13 +141,21 @@ class DuckDBCommitUnit implements CommitUnit {
         label: this.label,
       });
       try {
-        this.appender.append(batch);
+        this.appender.append(batch, measure.bytes);
       } catch (error) {
         this.appender.discard();
         this.appender = undefined;
         throw error;
       }
     });
+  }
+
+  /** Raises the file's memory_limit to what the batch's long values need (duckdb-long-values.ts). */
+  private async fitLongValues(longest: ReadonlyMap<string, number>): Promise<void> {
+    const memory = this.db.longValues;
+    if (!memory) return;
+    const table = JSON.stringify([this.ref.schema, this.writeName]);
+    await this.guard(() => memory.fit(table, longest));
   }
 
   async ingestFiles(scan: FileScan, columns: readonly string[]): Promise<FileScanWritten> {
@@ -239,6 +252,9 @@ class DuckDBCommitUnit implements CommitUnit {
       }
       await this.connection.run([...statements, "COMMIT"].join(";\n"));
     } catch (error) {
+      // Its rows and run-log record are in the file: the unit committed. The next statement on the
+      // file fails, with a hint that says why.
+      if (committedDurably(error)) return;
       await this.connection.run("ROLLBACK").catch(() => undefined);
       throw wrapDuckDBError(error, "target", `committing ${this.label} failed`, this.label);
     } finally {

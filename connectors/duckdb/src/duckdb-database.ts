@@ -5,7 +5,13 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { SqlloadError, Turns } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
-import { DEFAULT_MEMORY_LIMIT, DEFAULT_ROW_GROUP_SIZE, type MemorySettings } from "./duckdb-memory-settings.js";
+import { LongValueMemory } from "./duckdb-long-values.js";
+import {
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_MEMORY_LIMIT_BYTES,
+  DEFAULT_ROW_GROUP_SIZE,
+  type MemorySettings,
+} from "./duckdb-memory-settings.js";
 import { notAVersion } from "./duckdb-storage-version.js";
 import { IN_MEMORY } from "./duckdb-target-path.js";
 import { removeLeftoverSpills } from "./duckdb-temporary-files.js";
@@ -51,6 +57,8 @@ export interface DuckDBDatabase {
   serialize<T>(work: () => Promise<T>): Promise<T>;
   /** Disconnects what `connect` opened and closes the file when its last user releases it. */
   release(): Promise<void>;
+  /** The target file's limit, raised for long values; absent when it is fixed (set by the target, or a source's). */
+  readonly longValues?: LongValueMemory | undefined;
 }
 
 interface Shared {
@@ -60,6 +68,7 @@ interface Shared {
   readonly mode: AccessMode;
   users: number;
   readonly turns: Turns;
+  longValues?: LongValueMemory;
 }
 
 // A file may be open only once per process: DuckDB's file lock is per process, so a second
@@ -79,7 +88,7 @@ export async function openDatabase(
   projectDir: string,
   mode: AccessMode,
   role: "source" | "target",
-  settings: TargetFileSettings = { memoryLimit: DEFAULT_MEMORY_LIMIT, rowGroupSize: DEFAULT_ROW_GROUP_SIZE },
+  settings: TargetFileSettings = { memoryLimit: DEFAULT_MEMORY_LIMIT, rowGroupSize: DEFAULT_ROW_GROUP_SIZE, raisable: true },
 ): Promise<DuckDBDatabase> {
   const options: Record<string, string> = { ...INSTANCE_OPTIONS };
   if (mode === "read_only") options.access_mode = "READ_ONLY";
@@ -96,6 +105,12 @@ export async function openDatabase(
   let pending = open.get(file);
   if (!pending) {
     pending = createShared(file, mode, role, options, rowGroupSize);
+    if (limited && settings.raisable && mode === "read_write") {
+      pending = pending.then((shared) => {
+        shared.longValues = new LongValueMemory(DEFAULT_MEMORY_LIMIT_BYTES, (bytes) => setMemoryLimit(shared, bytes));
+        return shared;
+      });
+    }
     open.set(file, pending);
     pending.catch(() => open.delete(file));
   }
@@ -175,11 +190,22 @@ function catalogName(file: string): string {
   return ["memory", "system", "temp", "main", ""].includes(stem.toLowerCase()) ? `${stem}_db` : stem;
 }
 
+/** DuckDB's setting is per instance: every connection's next statement works under the new limit. */
+async function setMemoryLimit(shared: Shared, bytes: number): Promise<void> {
+  const connection = await shared.instance.connect();
+  try {
+    await connection.run(`SET GLOBAL memory_limit = '${Math.ceil(bytes / 1e6)}MB'`);
+  } finally {
+    connection.closeSync();
+  }
+}
+
 function handle(path: string, shared: Shared, close: () => void): DuckDBDatabase {
   const connections = new Set<DuckDBConnection>();
   let released = false;
   return {
     path,
+    longValues: shared.longValues,
     async connect() {
       if (released) throw new SqlloadError("SL900", `the DuckDB database ${path} was used after it was closed`);
       const connection = await shared.instance.connect();

@@ -14,7 +14,12 @@ function codeOf(work: () => unknown): string | undefined {
 
 describe("memorySettings", () => {
   it("has row groups of 32,768 rows and a 256 MB limit when unset", () => {
-    expect(memorySettings({})).toEqual({ memoryLimit: DEFAULT_MEMORY_LIMIT, rowGroupSize: DEFAULT_ROW_GROUP_SIZE });
+    expect(memorySettings({})).toEqual({
+      memoryLimit: DEFAULT_MEMORY_LIMIT,
+      rowGroupSize: DEFAULT_ROW_GROUP_SIZE,
+      raisable: true,
+    });
+    expect(memorySettings({ memory_limit: "256MB" }).raisable).toBe(false);
     expect([DEFAULT_MEMORY_LIMIT, DEFAULT_ROW_GROUP_SIZE]).toEqual(["256MB", 32_768]);
   });
 

@@ -6,6 +6,11 @@ export interface MemorySettings {
   readonly memoryLimit: string;
   /** Rows per row group of what this process writes. */
   readonly rowGroupSize: number;
+  /**
+   * True when `memory_limit` is sqlload's default, which is raised for tables of long text or blobs
+   * (duckdb-long-values.ts); a limit the target sets is kept as it is.
+   */
+  readonly raisable: boolean;
 }
 
 /**
@@ -24,6 +29,8 @@ export interface MemorySettings {
  * and reverted: no rule of ours predicted DuckDB's need closely enough.
  */
 export const DEFAULT_MEMORY_LIMIT = "256MB";
+/** DEFAULT_MEMORY_LIMIT in bytes (DuckDB reads MB as 10^6 bytes). */
+export const DEFAULT_MEMORY_LIMIT_BYTES = 256e6;
 
 /** DuckDB's own row group size, and the largest the file formats sqlload writes take. */
 export const DUCKDB_ROW_GROUP_SIZE = 122_880;
@@ -45,7 +52,11 @@ const SIZE = /^(?:-1|(?:\d+(?:\.\d+)?) ?(?:b|bytes|kb|mb|gb|tb|kib|mib|gib|tib))
 
 /** The target's settings as DuckDB takes them: defaults for what is unset, refused when DuckDB would not take them. */
 export function memorySettings(options: { readonly memory_limit?: unknown; readonly row_group_size?: unknown }): MemorySettings {
-  return { memoryLimit: memoryLimit(options.memory_limit), rowGroupSize: rowGroupSize(options.row_group_size) };
+  return {
+    memoryLimit: memoryLimit(options.memory_limit),
+    rowGroupSize: rowGroupSize(options.row_group_size),
+    raisable: options.memory_limit === undefined,
+  };
 }
 
 function memoryLimit(value: unknown): string {

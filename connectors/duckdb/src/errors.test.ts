@@ -1,6 +1,6 @@
 import { SqlloadError, type VendorErrorKind } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
-import { duckdbErrorKind, openError, wrapDuckDBError } from "./errors.js";
+import { committedDurably, duckdbErrorKind, openError, wrapDuckDBError } from "./errors.js";
 
 describe("duckdbErrorKind", () => {
   it.each<[string, VendorErrorKind]>([
@@ -44,5 +44,32 @@ describe("wrapping", () => {
     );
     expect(missing).toMatchObject({ code: "SL304", retryable: false, hint: "Check `path`." });
     expect(missing.message).toMatch(/^the DuckDB file \/p\/s\.duckdb does not exist: IO Error/);
+  });
+
+  it("tells what to set when DuckDB runs out of its memory_limit, and when a failed checkpoint stopped the file", () => {
+    for (const message of [
+      "TransactionContext Error: Failed to commit: failed to pin block of size 256.0 KiB (244.0 MiB/244.1 MiB used)",
+      "Out of Memory Error: failed to allocate data of size 16.0 MiB (240.4 MiB/244.1 MiB used)",
+    ]) {
+      const error = wrapDuckDBError(new Error(message), "target", "committing raw.docs failed", "raw.docs");
+      expect([error.code, error.table]).toEqual(["SL305", "raw.docs"]);
+      expect(error.hint).toMatch(/memory_limit.*2,048.*"-1"/s);
+    }
+    const stopped = wrapDuckDBError(
+      new Error(
+        'IO Error: Database "w" has been invalidated because checkpointing failed. Detach and reattach it before using it again.',
+      ),
+      "target",
+      "cannot start a commit on raw.docs",
+    );
+    expect(stopped.hint).toMatch(/could not checkpoint.*what was committed is kept.*memory_limit/s);
+    expect(wrapDuckDBError(new Error("Binder Error: x"), "target", "x").hint).not.toMatch(/memory_limit/);
+  });
+
+  it("knows DuckDB's report of a commit that took effect before its checkpoint failed", () => {
+    const durable =
+      'IO Error: Transaction COMMIT succeeded and is durable, but the autocheckpoint failed. Detach and reattach the database to recover. Checkpoint failed for database "w".';
+    expect(committedDurably(new Error(durable))).toBe(true);
+    expect(committedDurably(new Error("TransactionContext Error: Failed to commit: failed to pin block"))).toBe(false);
   });
 });

@@ -39,9 +39,32 @@ const HINTS = {
   lock: "DuckDB lets one process write a file at a time; wait for the other run (or close the other program), then run again.",
 } as const;
 
+/** DuckDB's words when it runs out of its memory_limit: an allocation, or a block it could not pin. */
+const OUT_OF_MEMORY = /Out of Memory Error|failed to pin block|could not allocate block|failed to allocate (?:block|data)/i;
+/** A checkpoint failed after its commit was made durable: DuckDB refuses every statement after it. */
+const INVALIDATED = /has been invalidated/i;
+
+/** True when DuckDB says a COMMIT took effect even though it reports an error (its checkpoint after it failed). */
+export function committedDurably(error: unknown): boolean {
+  return /COMMIT succeeded and is durable/i.test(error instanceof Error ? error.message : String(error));
+}
+
+/** A hint for DuckDB's memory failures, which no kind of core's names. */
+function memoryHint(message: string): string | undefined {
+  const raise = 'Set the target\'s `memory_limit` higher (such as "4GB"), or to "-1" for DuckDB\'s own (80% of the memory).';
+  if (INVALIDATED.test(message)) {
+    return `DuckDB could not checkpoint the file after a commit, and refuses further work on it in this run; what was committed is kept (in its write-ahead log). ${raise}`;
+  }
+  if (OUT_OF_MEMORY.test(message)) {
+    return `DuckDB ran out of the target's memory_limit. Long text or blobs need the most: DuckDB reads 2,048 of them at a time. ${raise}`;
+  }
+  return undefined;
+}
+
 /** A DuckDB error as a SqlloadError of core's policy for its kind (SqlloadErrors pass through). */
 export function wrapDuckDBError(error: unknown, role: Role, action: string, table?: string): SqlloadError {
-  return toVendorSqlloadError(error, duckdbErrorKind, { role, action, table, hints: HINTS, scrub: firstLine });
+  const hint = memoryHint(error instanceof Error ? error.message : String(error));
+  return toVendorSqlloadError(error, duckdbErrorKind, { role, action, table, hints: HINTS, scrub: firstLine, hint });
 }
 
 /** An error opening a database file: one held by another process, one that is not there, or anything else. */

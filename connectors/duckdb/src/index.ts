@@ -21,7 +21,7 @@ export default defineConnector({
       {
         key: "memory_limit",
         type: "string",
-        description: `DuckDB's memory_limit while sqlload writes the file (default "${DEFAULT_MEMORY_LIMIT}"): blocks already written are dropped beyond it, most of the rest spills to a temporary folder next to the file; "-1" is DuckDB's own default (80% of the memory).`,
+        description: `DuckDB's memory_limit while sqlload writes the file (default "${DEFAULT_MEMORY_LIMIT}"): blocks already written are dropped beyond it, most of the rest spills to a temporary folder next to the file. Unset, it is raised for text or blobs of about 31 KB or more, which DuckDB cannot spill. "-1" is DuckDB's own default (80% of the memory).`,
       },
       {
         key: "row_group_size",

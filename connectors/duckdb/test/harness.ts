@@ -11,12 +11,47 @@ import {
   type TargetConnection,
   type TargetTableRef,
 } from "@sqlload/core";
+import { afterAll, beforeAll } from "vitest";
+import { openDatabase } from "../src/duckdb-database.js";
 import connector from "../src/index.js";
 
 /** A fresh project folder per test file; everything the tests open is closed and removed after. */
 export function tempProject(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-duckdb-test-"));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A project folder for the test file that calls it (made before its tests, removed after), and
+ * its DuckDB files opened as a target or read, by path.
+ */
+export function projectFiles(): {
+  dir: () => string;
+  openTarget: (path: string, options?: Record<string, unknown>) => Promise<TargetConnection>;
+  query: (path: string, sql: string) => Promise<unknown[][]>;
+} {
+  let project: ReturnType<typeof tempProject> | undefined;
+  beforeAll(() => {
+    project = tempProject();
+  });
+  afterAll(() => project?.cleanup());
+  const dir = (): string => {
+    if (!project) throw new Error("projectFiles() is used within tests only");
+    return project.dir;
+  };
+  return {
+    dir,
+    openTarget: (path, options = {}) => openTarget(dir(), path, options),
+    /** Through the instance this process has open on the file, if any (openDatabase shares it). */
+    async query(path, sql) {
+      const db = await openDatabase(path, dir(), "read_only", "source");
+      try {
+        return (await (await db.connect()).runAndReadAll(sql)).getRows();
+      } finally {
+        await db.release();
+      }
+    },
+  };
 }
 
 export async function openTarget(

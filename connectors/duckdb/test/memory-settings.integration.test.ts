@@ -1,30 +1,12 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Column, isSqlloadError, type RecordBatch, type TargetConnection } from "@sqlload/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Column, isSqlloadError, type RecordBatch } from "@sqlload/core";
+import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/duckdb-database.js";
-import { batch, col, load, openTarget as openProjectTarget, t, tempProject } from "./harness.js";
+import { batch, col, load, projectFiles, t } from "./harness.js";
 
-let project: ReturnType<typeof tempProject>;
-beforeAll(() => {
-  project = tempProject();
-});
-afterAll(() => project?.cleanup());
-
-const openTarget = (path: string, options: Record<string, unknown> = {}): Promise<TargetConnection> =>
-  openProjectTarget(project.dir, path, options);
-
-/** The rows of `sql` on the file at `path`: through the instance this process has open, if any (openDatabase shares it). */
-async function query(path: string, sql: string): Promise<unknown[][]> {
-  const db = await openDatabase(path, project.dir, "read_only", "source");
-  try {
-    const connection = await db.connect();
-    return (await connection.runAndReadAll(sql)).getRows();
-  } finally {
-    await db.release();
-  }
-}
+const { dir, openTarget, query } = projectFiles();
 
 const limitOf = async (path: string) => String((await query(path, "SELECT current_setting('memory_limit')"))[0]?.[0]);
 
@@ -132,7 +114,7 @@ describe("the target's memory_limit", () => {
       const error = await openTarget("never.duckdb", options).catch((e: unknown) => e);
       expect(isSqlloadError(error) && error.code).toBe("SL107");
     }
-    expect(existsSync(join(project.dir, "never.duckdb"))).toBe(false);
+    expect(existsSync(join(dir(), "never.duckdb"))).toBe(false);
   });
 
   it("unset, cuts what a run writes into row groups of 32,768 rows", async () => {
@@ -181,7 +163,7 @@ describe("the target's memory_limit", () => {
       ["crashed.duckdb", []],
       ["crashed-too.duckdb", ["notes.txt"]],
     ] as const) {
-      const folder = join(project.dir, `${path}.tmp`);
+      const folder = join(dir(), `${path}.tmp`);
       mkdirSync(folder);
       for (const name of ["duckdb_temp_storage_DEFAULT-0.tmp", "duckdb_temp_storage_S32K-0.tmp", ...others])
         writeFileSync(join(folder, name), "x");
@@ -219,7 +201,7 @@ describe("the target's memory_limit", () => {
       await target.close();
     }
     // Read back from the file after it was closed, by DuckDB's own SQL, not the connector's reader.
-    const db = await openDatabase(path, project.dir, "read_only", "source");
+    const db = await openDatabase(path, dir(), "read_only", "source");
     try {
       const connection = await db.connect();
       const reader = await connection.runAndReadAll(
@@ -232,6 +214,6 @@ describe("the target's memory_limit", () => {
       await db.release();
     }
     // DuckDB's temporary folder next to the file is gone once the file is closed.
-    expect(existsSync(join(project.dir, `${path}.tmp`))).toBe(false);
+    expect(existsSync(join(dir(), `${path}.tmp`))).toBe(false);
   });
 });

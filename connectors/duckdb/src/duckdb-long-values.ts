@@ -1,0 +1,122 @@
+import { totalmem } from "node:os";
+import type { RecordBatch } from "@sqlload/core";
+
+/**
+ * DuckDB keeps a text or blob value of this many bytes or more out of its row group's own blocks,
+ * as an "overflow string".
+ */
+export const OVERFLOW_BYTES = 4096;
+
+/** DuckDB's vector size: it reads a column 2,048 values at a time. */
+const VECTOR_ROWS = 2048;
+
+/**
+ * DuckDB keeps overflow strings it has not written in memory it cannot spill, and reads them back a
+ * vector at a time when a commit writes them. Values of 100 KB (205 MB a vector) failed to commit
+ * under 244 MiB ("failed to pin block"), in one commit of 2,000 or in commits of 1,000, and loaded
+ * under 537 MiB; 60 KB (123 MB a vector) failed under 244 MiB, 45 KB (92 MB) loaded. When the
+ * checkpoint after a commit fails, DuckDB refuses the file for the rest of the process. The limit
+ * given is this many times a vector's bytes.
+ */
+const HEADROOM = 4;
+
+/** The memory_limit DuckDB needs to read back vectors whose longest values are these, by column. */
+export function memoryForLongValues(longest: Iterable<number>): number {
+  let vector = 0;
+  for (const bytes of longest) if (bytes >= OVERFLOW_BYTES) vector += bytes;
+  return HEADROOM * VECTOR_ROWS * vector;
+}
+
+/** DuckDB's own default limit: 80% of the memory this process may use. The most a target raises its limit to. */
+export function duckdbDefaultLimit(): number {
+  const constrained = process.constrainedMemory?.() ?? 0;
+  const memory = constrained > 0 ? Math.min(constrained, totalmem()) : totalmem();
+  return Math.floor(memory * 0.8);
+}
+
+/** What an appender holds of a batch, near enough, and the longest value of each column, in bytes. */
+export interface BatchMeasure {
+  readonly bytes: number;
+  /** By the batch's column names, lower case (DuckDB's names are case-insensitive); 0 for columns of no text. */
+  readonly longest: ReadonlyMap<string, number>;
+}
+
+/** Typed arrays as they are, 16 bytes a slot (DuckDB's string slot) plus the text or blob itself. */
+export function measureBatch(batch: RecordBatch): BatchMeasure {
+  let bytes = 0;
+  const longest = new Map<string, number>();
+  batch.columns.forEach((column, c) => {
+    const name = (batch.schema[c]?.name ?? "").toLowerCase();
+    const fields = column.utf8?.();
+    if (fields) {
+      let max = 0;
+      bytes += 16 * batch.length;
+      for (let i = 0; i < batch.length; i++) {
+        const length = fields.length[i] as number;
+        if (length > 0) bytes += length;
+        if (length > max) max = length;
+      }
+      longest.set(name, max);
+      return;
+    }
+    const values = column.values;
+    if (ArrayBuffer.isView(values)) {
+      bytes += values.byteLength;
+      return;
+    }
+    let max = 0;
+    bytes += 16 * batch.length;
+    for (let i = 0; i < batch.length; i++) {
+      const value = values[i];
+      let length = 0;
+      if (typeof value === "string") {
+        // UTF-8 takes at most 3 bytes per UTF-16 unit: only a string that long may reach OVERFLOW_BYTES.
+        length = value.length * 3 >= OVERFLOW_BYTES ? Buffer.byteLength(value) : value.length;
+      } else if (value instanceof Uint8Array) length = value.byteLength;
+      bytes += length;
+      if (length > max) max = length;
+    }
+    longest.set(name, max);
+  });
+  return { bytes, longest };
+}
+
+/**
+ * The memory_limit of one open target file, raised (never lowered) to what the long values this
+ * process writes need, from the limit it was opened with up to DuckDB's own default. Tables are
+ * tracked by the name a unit writes.
+ *
+ * Only the values written are counted, not those a table holds already: a later run adds its rows
+ * to its own row groups, and neither DuckDB's checkpoint after a commit nor the one at close read
+ * the earlier ones back (100 short rows, then 3,000, after 2,040 values of 100 KB: 94 MB). An
+ * explicit `CHECKPOINT`, which sqlload does not run, merges small row groups and does.
+ */
+export class LongValueMemory {
+  private readonly tables = new Map<string, Map<string, number>>();
+  /** The SETs in order: each sets the limit as it is when it runs, so a later, higher one is never undone. */
+  private setting: Promise<void> = Promise.resolve();
+
+  constructor(
+    private limit: number,
+    private readonly setLimit: (bytes: number) => Promise<void>,
+    private readonly ceiling = duckdbDefaultLimit(),
+  ) {}
+
+  /** Takes `longest` (by lower-case column name) into `table`'s account and raises the limit if they need it. */
+  async fit(table: string, longest: ReadonlyMap<string, number>): Promise<void> {
+    let columns = this.tables.get(table);
+    if (!columns) this.tables.set(table, (columns = new Map()));
+    for (const [name, bytes] of longest) if (bytes > (columns.get(name) ?? 0)) columns.set(name, bytes);
+    const need = Math.min(memoryForLongValues(columns.values()), this.ceiling);
+    if (need <= this.limit) return;
+    // Set before the await: a unit that measures meanwhile compares against the new limit.
+    this.limit = need;
+    const set = this.setting.then(() => this.setLimit(this.limit));
+    this.setting = set.catch(() => undefined);
+    await set;
+  }
+
+  get bytes(): number {
+    return this.limit;
+  }
+}

@@ -1,0 +1,124 @@
+import { type Column, isSqlloadError, type RecordBatch } from "@sqlload/core";
+import { describe, expect, it } from "vitest";
+import { col, load, projectFiles, t } from "./harness.js";
+
+// DuckDB reads long text 2,048 values at a time, in memory it cannot spill (duckdb-long-values.ts).
+// Each case here failed under the target's default limit of 256 MB before it was raised for them.
+
+const { openTarget, query } = projectFiles();
+
+const docs = [col("id", t("int64")), col("doc", t("text"))];
+const ref = { schema: "raw", name: "docs" };
+
+/** `count` rows from `from`, each `doc` `size` characters, in batches of 100. */
+function docBatches(from: number, count: number, size: number): RecordBatch[] {
+  const out: RecordBatch[] = [];
+  for (let start = from; start < from + count; start += 100) {
+    const length = Math.min(100, from + count - start);
+    out.push({
+      schema: docs,
+      length,
+      columns: [
+        { values: BigInt64Array.from({ length }, (_, i) => BigInt(start + i)) },
+        { values: Array.from({ length }, (_, i) => `${start + i}:`.padEnd(size, "x")) },
+      ],
+    });
+  }
+  return out;
+}
+
+/** The memory_limit of the instance this process has open on `path` (openDatabase shares it), in MB. */
+async function limitMB(path: string): Promise<number> {
+  const [[value]] = (await query(path, "SELECT current_setting('memory_limit')")) as [[string]];
+  const [, number, unit] = /^([\d.]+) (MiB|GiB)$/.exec(value) ?? [];
+  return Number(number) * (unit === "GiB" ? 1024 : 1) * 1.048576;
+}
+
+describe("long text into a DuckDB target under the default memory_limit", () => {
+  it("commits 3,000 values of 100 KB in one unit, the limit raised for them", async () => {
+    const target = await openTarget("one-commit.duckdb");
+    try {
+      expect(await limitMB("one-commit.duckdb")).toBeCloseTo(256, 0);
+      await load(target, ref, docs, docBatches(0, 3000, 100_000));
+      // Four vectors' worth of the longest value: 4 × 2,048 × 100,000 bytes.
+      expect(await limitMB("one-commit.duckdb")).toBeCloseTo(820, 0);
+    } finally {
+      await target.close();
+    }
+    expect(await query("one-commit.duckdb", "SELECT count(*), sum(length(doc)), max(id) FROM raw.docs")).toEqual([
+      [3000n, 300_000_000n, 2999n],
+    ]);
+  });
+
+  it("commits such values 1,000 at a time, the next commits reading back none of them", async () => {
+    // Under 256 MB the second commit failed: its 1,000 values and the first's filled the limit.
+    const path = "several.duckdb";
+    const target = await openTarget(path);
+    try {
+      for (let from = 0; from < 3000; from += 1000) await load(target, ref, docs, docBatches(from, 1000, 100_000));
+      // Short rows after them, in one more commit.
+      await load(target, ref, docs, docBatches(10_000, 3000, 20));
+    } finally {
+      await target.close();
+    }
+    expect(await query(path, "SELECT count(*), count(*) FILTER (WHERE length(doc) = 100000) FROM raw.docs")).toEqual([
+      [6000n, 3000n],
+    ]);
+  });
+
+  it("keeps a limit the target sets, and says which setting to raise when DuckDB runs out of it", async () => {
+    const target = await openTarget("fixed.duckdb", { memory_limit: "256MB" });
+    try {
+      const error = await load(target, ref, docs, docBatches(0, 3000, 100_000)).catch((e: unknown) => e);
+      expect(isSqlloadError(error) && [error.code, error.table]).toEqual(["SL305", "raw.docs"]);
+      expect((error as { hint?: string }).hint).toMatch(/memory_limit/);
+      expect(await limitMB("fixed.duckdb")).toBeCloseTo(256, 0);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("leaves the limit alone for text DuckDB keeps in its row groups", async () => {
+    const target = await openTarget("short.duckdb");
+    try {
+      const wide: Column[] = [col("id", t("int64")), col("a", t("text")), col("b", t("text"))];
+      const rows = 2000;
+      const text = () => ({ values: Array.from({ length: rows }, (_, i) => `${i}`.padEnd(4000, "y")) });
+      await load(target, ref, wide, [
+        {
+          schema: wide,
+          length: rows,
+          columns: [{ values: BigInt64Array.from({ length: rows }, (_, i) => BigInt(i)) }, text(), text()],
+        },
+      ]);
+      expect(await limitMB("short.duckdb")).toBeCloseTo(256, 0);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("counts a commit DuckDB made durable before its checkpoint failed as committed, and says why the file is refused after it", async () => {
+    // Values of 1 MB, 100 a commit, under a limit the target sets: a checkpoint after a commit
+    // fails, and DuckDB refuses the file from then on.
+    const path = "invalidated.duckdb";
+    const target = await openTarget(path, { memory_limit: "256MB" });
+    let committed = 0;
+    let failure: unknown;
+    try {
+      for (let k = 0; k < 10 && !failure; k++) {
+        failure = await load(target, ref, docs, docBatches(k * 100, 100, 1_000_000)).catch((e: unknown) => e);
+        if (!failure) committed++;
+      }
+    } finally {
+      await target.close();
+    }
+    expect(isSqlloadError(failure) && [failure.code, failure.table]).toEqual(["SL305", "raw.docs"]);
+    expect((failure as { hint?: string }).hint).toMatch(/could not checkpoint.*what was committed is kept/s);
+    const again = await openTarget(path, { memory_limit: "4GB" });
+    try {
+      expect(await query(path, "SELECT count(*) FROM raw.docs")).toEqual([[BigInt(committed * 100)]]);
+    } finally {
+      await again.close();
+    }
+  });
+});
