@@ -1,11 +1,11 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { SqlloadError, Turns } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
-import { LongValueMemory } from "./duckdb-long-values.js";
+import { duckdbDefaultLimit, LongValueMemory } from "./duckdb-long-values.js";
 import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_MEMORY_LIMIT_BYTES,
@@ -14,7 +14,7 @@ import {
 } from "./duckdb-memory-settings.js";
 import { notAVersion } from "./duckdb-storage-version.js";
 import { IN_MEMORY } from "./duckdb-target-path.js";
-import { removeLeftoverSpills } from "./duckdb-temporary-files.js";
+import { leftoverSpills, removeLeftoverSpills } from "./duckdb-temporary-files.js";
 import { duckdbMessage, openError } from "./errors.js";
 
 /**
@@ -104,8 +104,9 @@ export async function openDatabase(
   const file = resolve(projectDir, path);
   let pending = open.get(file);
   if (!pending) {
-    pending = createShared(file, mode, role, options, rowGroupSize);
-    if (limited && settings.raisable && mode === "read_write") {
+    const raisable = limited && settings.raisable && mode === "read_write";
+    pending = createShared(file, mode, role, options, rowGroupSize, raisable);
+    if (raisable) {
       pending = pending.then((shared) => {
         shared.longValues = new LongValueMemory(DEFAULT_MEMORY_LIMIT_BYTES, (bytes) => setMemoryLimit(shared, bytes));
         return shared;
@@ -135,15 +136,18 @@ async function createShared(
   role: "source" | "target",
   options: Readonly<Record<string, string>>,
   rowGroupSize?: number,
+  raisable = false,
 ): Promise<Shared> {
   try {
-    if (mode === "read_write" && file !== IN_MEMORY) mkdirSync(dirname(file), { recursive: true });
+    const writing = mode === "read_write" && file !== IN_MEMORY;
+    if (writing) mkdirSync(dirname(file), { recursive: true });
+    // The temporary folder is DuckDB's default for a file, and the one `attach` names.
+    const spills = writing ? leftoverSpills(`${file}.tmp`) : [];
     const shared =
       rowGroupSize !== undefined
-        ? await attach(file, mode, options, rowGroupSize)
+        ? await attach(file, mode, options, rowGroupSize, raisable)
         : { instance: await DuckDBInstance.create(file, options), mode, users: 0, turns: new Turns() };
-    // The temporary folder is DuckDB's default for a file, and the one `attach` names.
-    if (mode === "read_write" && file !== IN_MEMORY) removeLeftoverSpills(`${file}.tmp`);
+    if (writing) removeLeftoverSpills(`${file}.tmp`, spills);
     return shared;
   } catch (error) {
     const version = options.storage_compatibility_version;
@@ -158,19 +162,34 @@ async function createShared(
  * attached to an in-memory instance under the name DuckDB gives a file it opens (its name without
  * the extension), and each connection starts in it, so every statement reads as it would on the
  * file opened directly. Temporary files go next to the file, as they would then too.
+ *
+ * A file with a write-ahead log (a run was killed after a commit, before its checkpoint) is
+ * attached, when its limit is `raisable`, under DuckDB's own default limit and checkpointed before
+ * the limit goes back: the log may hold long values the replay cannot spill and the checkpoint
+ * must read back (duckdb-long-values.ts), and under 256 MB every later run failed to checkpoint them.
  */
 async function attach(
   file: string,
   mode: AccessMode,
   options: Readonly<Record<string, string>>,
   rowGroupSize: number,
+  raisable: boolean,
 ): Promise<Shared> {
-  const instance = await DuckDBInstance.create(IN_MEMORY, { ...options, temp_directory: `${file}.tmp` });
+  const recover = raisable && existsSync(`${file}.wal`);
+  const instance = await DuckDBInstance.create(IN_MEMORY, {
+    ...options,
+    temp_directory: `${file}.tmp`,
+    ...(recover ? { memory_limit: `${Math.floor(duckdbDefaultLimit() / 1e6)}MB` } : {}),
+  });
   const catalog = catalogName(file);
   try {
     const connection = await instance.connect();
     try {
       await connection.run(`ATTACH ${quoteString(file)} AS ${quoteIdent(catalog)} (ROW_GROUP_SIZE ${rowGroupSize})`);
+      if (recover) {
+        await connection.run(`CHECKPOINT ${quoteIdent(catalog)}`);
+        await connection.run(`SET GLOBAL memory_limit = ${quoteString(options.memory_limit ?? DEFAULT_MEMORY_LIMIT)}`);
+      }
     } finally {
       connection.closeSync();
     }

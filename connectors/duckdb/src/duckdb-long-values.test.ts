@@ -38,6 +38,17 @@ describe("measureBatch", () => {
     ]);
     expect(measure.bytes).toBe(16 + 3 * 32 + 5 + 4000 + 9000 + 70_000);
   });
+
+  it("measures a list by its elements, nested ones too", () => {
+    const batch: RecordBatch = {
+      schema: [{ name: "tags", type: { kind: "list", element: text }, nullable: true }],
+      length: 3,
+      columns: [{ values: [["a", "x".repeat(100_000)], null, [["bb"], [new Uint8Array(5000)]]] }],
+    };
+    const measure = measureBatch(batch);
+    expect([...measure.longest]).toEqual([["tags", 100_000]]);
+    expect(measure.bytes).toBe(48 + 1 + 100_000 + 2 + 5000);
+  });
 });
 
 describe("memoryForLongValues", () => {

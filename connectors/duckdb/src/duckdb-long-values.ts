@@ -64,21 +64,31 @@ export function measureBatch(batch: RecordBatch): BatchMeasure {
       bytes += values.byteLength;
       return;
     }
-    let max = 0;
-    bytes += 16 * batch.length;
-    for (let i = 0; i < batch.length; i++) {
-      const value = values[i];
-      let length = 0;
-      if (typeof value === "string") {
-        // UTF-8 takes at most 3 bytes per UTF-16 unit: only a string that long may reach OVERFLOW_BYTES.
-        length = value.length * 3 >= OVERFLOW_BYTES ? Buffer.byteLength(value) : value.length;
-      } else if (value instanceof Uint8Array) length = value.byteLength;
-      bytes += length;
-      if (length > max) max = length;
-    }
-    longest.set(name, max);
+    const measured = { bytes: 16 * batch.length, longest: 0 };
+    for (let i = 0; i < batch.length; i++) measureValue(values[i], measured);
+    bytes += measured.bytes;
+    longest.set(name, measured.longest);
   });
   return { bytes, longest };
+}
+
+/** Adds a value's bytes to `into`, and its length (a list's: its longest element's) to the longest. */
+function measureValue(value: unknown, into: { bytes: number; longest: number }): void {
+  let length: number;
+  if (typeof value === "string") {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: only a string that long may reach OVERFLOW_BYTES.
+    length = value.length * 3 >= OVERFLOW_BYTES ? Buffer.byteLength(value) : value.length;
+  } else if (value instanceof Uint8Array) {
+    length = value.byteLength;
+  } else if (Array.isArray(value)) {
+    // DuckDB stores a list's text elements in a child column, long ones as overflow strings too.
+    for (const element of value) measureValue(element, into);
+    return;
+  } else {
+    return;
+  }
+  into.bytes += length;
+  if (length > into.longest) into.longest = length;
 }
 
 /**
@@ -86,10 +96,11 @@ export function measureBatch(batch: RecordBatch): BatchMeasure {
  * process writes need, from the limit it was opened with up to DuckDB's own default. Tables are
  * tracked by the name a unit writes.
  *
- * Only the values written are counted, not those a table holds already: a later run adds its rows
- * to its own row groups, and neither DuckDB's checkpoint after a commit nor the one at close read
- * the earlier ones back (100 short rows, then 3,000, after 2,040 values of 100 KB: 94 MB). An
- * explicit `CHECKPOINT`, which sqlload does not run, merges small row groups and does.
+ * Only the values written are counted, not those a table holds already: no later run failed under
+ * 256 MB for them (3,000 short rows after 2,040 values of 100 KB, merges and deletes of such rows),
+ * though a checkpoint that tries to merge small row groups reads them back and gives up (peak RSS
+ * 760 MB there). Values a killed run left in the write-ahead log are checkpointed when the file is
+ * next opened, under DuckDB's own limit (duckdb-database.ts).
  */
 export class LongValueMemory {
   private readonly tables = new Map<string, Map<string, number>>();
@@ -110,10 +121,17 @@ export class LongValueMemory {
     const need = Math.min(memoryForLongValues(columns.values()), this.ceiling);
     if (need <= this.limit) return;
     // Set before the await: a unit that measures meanwhile compares against the new limit.
+    const before = this.limit;
     this.limit = need;
     const set = this.setting.then(() => this.setLimit(this.limit));
     this.setting = set.catch(() => undefined);
-    await set;
+    try {
+      await set;
+    } catch (error) {
+      // Not raised: a later batch tries again.
+      if (this.limit === need) this.limit = before;
+      throw error;
+    }
   }
 
   get bytes(): number {

@@ -53,7 +53,7 @@ export function committedDurably(error: unknown): boolean {
 function memoryHint(message: string): string | undefined {
   const raise = 'Set the target\'s `memory_limit` higher (such as "4GB"), or to "-1" for DuckDB\'s own (80% of the memory).';
   if (INVALIDATED.test(message)) {
-    return `DuckDB could not checkpoint the file after a commit, and refuses further work on it in this run; what was committed is kept (in its write-ahead log). ${raise}`;
+    return `DuckDB could not checkpoint the file after a commit, and refuses further work on it in this run; what was committed is kept (in its write-ahead log), and the next run checkpoints it first. ${raise}`;
   }
   if (OUT_OF_MEMORY.test(message)) {
     return `DuckDB ran out of the target's memory_limit. Long text or blobs need the most: DuckDB reads 2,048 of them at a time. ${raise}`;
@@ -63,7 +63,8 @@ function memoryHint(message: string): string | undefined {
 
 /** A DuckDB error as a SqlloadError of core's policy for its kind (SqlloadErrors pass through). */
 export function wrapDuckDBError(error: unknown, role: Role, action: string, table?: string): SqlloadError {
-  const hint = memoryHint(error instanceof Error ? error.message : String(error));
+  // A source's file is opened under DuckDB's own limit: the target's setting is no help there.
+  const hint = role === "target" ? memoryHint(error instanceof Error ? error.message : String(error)) : undefined;
   return toVendorSqlloadError(error, duckdbErrorKind, { role, action, table, hints: HINTS, scrub: firstLine, hint });
 }
 

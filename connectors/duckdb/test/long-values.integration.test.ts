@@ -1,11 +1,14 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { type Column, isSqlloadError, type RecordBatch } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
+import { DuckDBInstance } from "../src/duckdb-client.js";
 import { col, load, projectFiles, t } from "./harness.js";
 
 // DuckDB reads long text 2,048 values at a time, in memory it cannot spill (duckdb-long-values.ts).
 // Each case here failed under the target's default limit of 256 MB before it was raised for them.
 
-const { openTarget, query } = projectFiles();
+const { dir, openTarget, query } = projectFiles();
 
 const docs = [col("id", t("int64")), col("doc", t("text"))];
 const ref = { schema: "raw", name: "docs" };
@@ -120,5 +123,53 @@ describe("long text into a DuckDB target under the default memory_limit", () => 
     } finally {
       await again.close();
     }
+  });
+
+  it("measures a list's elements: 3,000 lists holding a value of 100 KB", async () => {
+    const lists = [col("id", t("int64")), col("tags", { kind: "list", element: t("text") })];
+    const rows = 3000;
+    const target = await openTarget("lists.duckdb");
+    try {
+      const batches: RecordBatch[] = [];
+      for (let start = 0; start < rows; start += 100)
+        batches.push({
+          schema: lists,
+          length: 100,
+          columns: [
+            { values: BigInt64Array.from({ length: 100 }, (_, i) => BigInt(start + i)) },
+            { values: Array.from({ length: 100 }, (_, i) => [`${start + i}:`.padEnd(100_000, "x")]) },
+          ],
+        });
+      await load(target, { schema: "raw", name: "lists" }, lists, batches);
+    } finally {
+      await target.close();
+    }
+    expect(await query("lists.duckdb", "SELECT count(*), sum(length(tags[1])) FROM raw.lists")).toEqual([[3000n, 300_000_000n]]);
+  });
+
+  it("checkpoints long values a killed run left in the write-ahead log before the next run writes", async () => {
+    // A file whose last commit is only in its log, as a run killed before the checkpoint leaves it.
+    const path = "left-in-log.duckdb";
+    const file = join(dir(), path);
+    const killed = await DuckDBInstance.create(file, { checkpoint_threshold: "100GB" });
+    const connection = await killed.connect();
+    await connection.run("PRAGMA disable_checkpoint_on_shutdown");
+    await connection.run("CREATE SCHEMA raw; CREATE TABLE raw.docs (id BIGINT, doc VARCHAR)");
+    await connection.run("INSERT INTO raw.docs SELECT range, repeat('x', 100000) FROM range(2000)");
+    connection.closeSync();
+    killed.closeSync();
+    expect(existsSync(`${file}.wal`)).toBe(true);
+
+    const target = await openTarget(path);
+    try {
+      expect(existsSync(`${file}.wal`)).toBe(false);
+      expect(await limitMB(path)).toBeCloseTo(256, 0);
+      await load(target, ref, docs, docBatches(10_000, 3000, 20));
+    } finally {
+      await target.close();
+    }
+    expect(await query(path, "SELECT count(*), count(*) FILTER (WHERE length(doc) = 100000) FROM raw.docs")).toEqual([
+      [5000n, 2000n],
+    ]);
   });
 });
