@@ -2,11 +2,11 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBType } from "@duckdb/node-
 import { type ColumnVector, type RecordBatch, SqlloadError } from "@sqlload/core";
 import { bindings, DuckDBDataChunk } from "./duckdb-client.js";
 import { copyColumn } from "./duckdb-column-copy.js";
-import { measureBatch } from "./duckdb-long-values.js";
+import { DUCKDB_VECTOR_SIZE } from "./duckdb-memory-settings.js";
 import { type ToDuckDB, toDuckDB } from "./duckdb-values.js";
 
-/** DuckDB's vector size: the most rows one data chunk holds. */
-export const CHUNK_ROWS = 2048;
+/** The most rows one data chunk holds. */
+const CHUNK_ROWS = DUCKDB_VECTOR_SIZE;
 
 export interface AppendTarget {
   /** `temp` for a connection's temporary tables; the database's own catalog when absent. */
@@ -34,7 +34,8 @@ export async function appendBatch(connection: DuckDBConnection, target: AppendTa
   if (batch.length === 0) return;
   const appender = await TableAppender.open(connection, target);
   try {
-    appender.append(batch);
+    // Closed right after: it is never flushed early, so the batch's size is not needed.
+    appender.append(batch, 0);
   } catch (error) {
     appender.discard();
     throw error;
@@ -85,8 +86,8 @@ export class TableAppender {
     );
   }
 
-  /** `bytes`: the batch's size as `measureBatch` gives it, when the caller measured it already. */
-  append(batch: RecordBatch, bytes = measureBatch(batch).bytes): void {
+  /** `bytes`: the batch's size as `measureBatch` (duckdb-long-values.ts) gives it, which decides when to flush. */
+  append(batch: RecordBatch, bytes: number): void {
     if (batch.length === 0) return;
     const sources = matchColumns(this.target, batch);
     const { types, target } = this;

@@ -154,8 +154,7 @@ class DuckDBCommitUnit implements CommitUnit {
   private async fitLongValues(longest: ReadonlyMap<string, number>): Promise<void> {
     const memory = this.db.longValues;
     if (!memory) return;
-    const table = JSON.stringify([this.ref.schema, this.writeName]);
-    await this.guard(() => memory.fit(table, longest));
+    await this.guard(() => memory.fit(this.table, longest));
   }
 
   async ingestFiles(scan: FileScan, columns: readonly string[]): Promise<FileScanWritten> {

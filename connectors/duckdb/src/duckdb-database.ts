@@ -188,7 +188,7 @@ async function attach(
       await connection.run(`ATTACH ${quoteString(file)} AS ${quoteIdent(catalog)} (ROW_GROUP_SIZE ${rowGroupSize})`);
       if (recover) {
         await connection.run(`CHECKPOINT ${quoteIdent(catalog)}`);
-        await connection.run(`SET GLOBAL memory_limit = ${quoteString(options.memory_limit ?? DEFAULT_MEMORY_LIMIT)}`);
+        await connection.run(setMemoryLimitSql(options.memory_limit ?? DEFAULT_MEMORY_LIMIT));
       }
     } finally {
       connection.closeSync();
@@ -210,10 +210,14 @@ function catalogName(file: string): string {
 }
 
 /** DuckDB's setting is per instance: every connection's next statement works under the new limit. */
+function setMemoryLimitSql(size: string): string {
+  return `SET GLOBAL memory_limit = ${quoteString(size)}`;
+}
+
 async function setMemoryLimit(shared: Shared, bytes: number): Promise<void> {
   const connection = await shared.instance.connect();
   try {
-    await connection.run(`SET GLOBAL memory_limit = '${Math.ceil(bytes / 1e6)}MB'`);
+    await connection.run(setMemoryLimitSql(`${Math.ceil(bytes / 1e6)}MB`));
   } finally {
     connection.closeSync();
   }

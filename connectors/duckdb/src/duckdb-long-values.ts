@@ -1,14 +1,12 @@
 import { totalmem } from "node:os";
 import type { RecordBatch } from "@sqlload/core";
+import { DUCKDB_VECTOR_SIZE } from "./duckdb-memory-settings.js";
 
 /**
  * DuckDB keeps a text or blob value of this many bytes or more out of its row group's own blocks,
  * as an "overflow string".
  */
 export const OVERFLOW_BYTES = 4096;
-
-/** DuckDB's vector size: it reads a column 2,048 values at a time. */
-const VECTOR_ROWS = 2048;
 
 /**
  * DuckDB keeps overflow strings it has not written in memory it cannot spill, and reads them back a
@@ -24,7 +22,7 @@ const HEADROOM = 4;
 export function memoryForLongValues(longest: Iterable<number>): number {
   let vector = 0;
   for (const bytes of longest) if (bytes >= OVERFLOW_BYTES) vector += bytes;
-  return HEADROOM * VECTOR_ROWS * vector;
+  return HEADROOM * DUCKDB_VECTOR_SIZE * vector;
 }
 
 /** DuckDB's own default limit: 80% of the memory this process may use. The most a target raises its limit to. */

@@ -28,9 +28,9 @@ export interface MemorySettings {
  * load at 256 MB (bench/README.md, 2026-12-06). A limit that followed each unit's need was tried
  * and reverted: no rule of ours predicted DuckDB's need closely enough.
  */
-export const DEFAULT_MEMORY_LIMIT = "256MB";
-/** DEFAULT_MEMORY_LIMIT in bytes (DuckDB reads MB as 10^6 bytes). */
 export const DEFAULT_MEMORY_LIMIT_BYTES = 256e6;
+/** DEFAULT_MEMORY_LIMIT_BYTES as DuckDB reads a size (MB: 10^6 bytes). */
+export const DEFAULT_MEMORY_LIMIT = `${DEFAULT_MEMORY_LIMIT_BYTES / 1e6}MB`;
 
 /** DuckDB's own row group size, and the largest the file formats sqlload writes take. */
 export const DUCKDB_ROW_GROUP_SIZE = 122_880;
@@ -44,8 +44,8 @@ export const DUCKDB_ROW_GROUP_SIZE = 122_880;
  * and 10–20% more at 16,384, so 16,384 is left to tables of wide rows (docs/connectors/duckdb.md).
  */
 export const DEFAULT_ROW_GROUP_SIZE = 32_768;
-/** DuckDB's vector size: a row group holds a whole number of them. */
-const VECTOR_SIZE = 2048;
+/** DuckDB's vector size: the rows of a data chunk, and a row group holds a whole number of them. */
+export const DUCKDB_VECTOR_SIZE = 2048;
 
 /** What DuckDB reads as a size (`"256MB"`, `"1.5GB"`, `"512 MiB"`), or `"-1"`: DuckDB's own default. */
 const SIZE = /^(?:-1|(?:\d+(?:\.\d+)?) ?(?:b|bytes|kb|mb|gb|tb|kib|mib|gib|tib))$/i;
@@ -75,9 +75,14 @@ function memoryLimit(value: unknown): string {
 function rowGroupSize(value: unknown): number {
   if (value === undefined) return DEFAULT_ROW_GROUP_SIZE;
   if (typeof value !== "number") throw new SqlloadError("SL103", "the DuckDB target's `row_group_size` must be an integer");
-  if (!Number.isInteger(value) || value < VECTOR_SIZE || value > DUCKDB_ROW_GROUP_SIZE || value % VECTOR_SIZE !== 0) {
+  if (
+    !Number.isInteger(value) ||
+    value < DUCKDB_VECTOR_SIZE ||
+    value > DUCKDB_ROW_GROUP_SIZE ||
+    value % DUCKDB_VECTOR_SIZE !== 0
+  ) {
     throw new SqlloadError("SL107", `the DuckDB target's \`row_group_size\` ${value} is not a row group size DuckDB takes`, {
-      hint: `Give a multiple of ${VECTOR_SIZE} from ${VECTOR_SIZE} to ${formatCount(DUCKDB_ROW_GROUP_SIZE)} (DuckDB's own), such as 16384.`,
+      hint: `Give a multiple of ${DUCKDB_VECTOR_SIZE} from ${DUCKDB_VECTOR_SIZE} to ${formatCount(DUCKDB_ROW_GROUP_SIZE)} (DuckDB's own), such as 16384.`,
     });
   }
   return value;

@@ -20,14 +20,18 @@ const MISSING_FILE = [
 
 /** The kind of a DuckDB error, read from its message. */
 export function duckdbErrorKind(error: unknown): VendorErrorKind {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   for (const [pattern, kind] of KINDS) if (pattern.test(message)) return kind;
   return "unknown";
 }
 
 /** The first line of a DuckDB message: the rest is a caret diagram of the SQL, noise in a one-line error. */
 export function duckdbMessage(error: unknown): string {
-  return firstLine(error instanceof Error ? error.message : String(error));
+  return firstLine(messageOf(error));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function firstLine(text: string): string {
@@ -46,7 +50,7 @@ const INVALIDATED = /has been invalidated/i;
 
 /** True when DuckDB says a COMMIT took effect even though it reports an error (its checkpoint after it failed). */
 export function committedDurably(error: unknown): boolean {
-  return /COMMIT succeeded and is durable/i.test(error instanceof Error ? error.message : String(error));
+  return /COMMIT succeeded and is durable/i.test(messageOf(error));
 }
 
 /** A hint for DuckDB's memory failures, which no kind of core's names. */
@@ -64,7 +68,7 @@ function memoryHint(message: string): string | undefined {
 /** A DuckDB error as a SqlloadError of core's policy for its kind (SqlloadErrors pass through). */
 export function wrapDuckDBError(error: unknown, role: Role, action: string, table?: string): SqlloadError {
   // A source's file is opened under DuckDB's own limit: the target's setting is no help there.
-  const hint = role === "target" ? memoryHint(error instanceof Error ? error.message : String(error)) : undefined;
+  const hint = role === "target" ? memoryHint(messageOf(error)) : undefined;
   return toVendorSqlloadError(error, duckdbErrorKind, { role, action, table, hints: HINTS, scrub: firstLine, hint });
 }
 
