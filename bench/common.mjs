@@ -181,6 +181,25 @@ export async function binaryPipe(src, dst, table = "orders", into = table, { ord
   }
 }
 
+/**
+ * The same copy as `binaryPipe` between two `psql` processes (`psql … | psql …`), the baseline
+ * issue 15 names: no Node on the path at all. Seconds, or undefined where `psql` is not installed.
+ */
+export async function psqlPipe(src, dst, table = "orders", into = table) {
+  if (spawnSync("psql", ["--version"]).status !== 0) return undefined;
+  await withClient(dst, (c) => c.query(`DROP TABLE IF EXISTS ${into}; CREATE TABLE ${into} ${DDL}`));
+  const unload = `psql -X -q -v ON_ERROR_STOP=1 '${src}' -c 'COPY ${table} TO STDOUT (FORMAT binary)'`;
+  const load = `psql -X -q -v ON_ERROR_STOP=1 '${dst}' -c 'COPY ${into} FROM STDIN (FORMAT binary)'`;
+  return timed(
+    () =>
+      new Promise((resolve, reject) => {
+        const proc = spawn("bash", ["-o", "pipefail", "-c", `${unload} | ${load}`], { stdio: ["ignore", "ignore", "inherit"] });
+        proc.on("error", reject);
+        proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`psql pipe exited with ${code}`))));
+      }),
+  );
+}
+
 /** Seconds a piece of work takes. */
 export async function timed(work) {
   const started = performance.now();

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Postgres → Postgres through the built CLI (`sqlload load`, as a user runs it), `append` and
 // `delete_insert`, against a binary `COPY … TO STDOUT | COPY … FROM STDIN` pipe between the same
-// two servers' databases, best of N, interleaved (issue 15). bench/pg-throughput.mjs measures the
+// two servers' databases, and the same copy between two `psql` processes (the issue's own baseline),
+// best of N, interleaved (issue 15). bench/pg-throughput.mjs measures the
 // connector driven directly, and pgloader; this measures what a user pays, start-up included.
 //
-//   pnpm build && node bench/pg-postgres-cli.mjs [--rows 5000000] [--repeat 4] [--cpu-prof DIR] [--wide] [--quick]
+//   pnpm build && node bench/pg-postgres-cli.mjs [--rows 5000000] [--repeat 5] [--cpu-prof DIR] [--wide] [--quick]
 //
 // `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR; `--wide` pads
 // each row to about 1 KB, to see that memory does not grow with the row width.
@@ -30,6 +31,7 @@ import {
   inNewDatabase,
   peakRss,
   postmasterOf,
+  psqlPipe,
   root,
   runs,
   seconds,
@@ -39,7 +41,7 @@ import {
 
 const quick = hasFlag("quick");
 const rows = arg("rows", quick ? 20_000 : 5_000_000);
-const repeat = arg("repeat", quick ? 1 : 4);
+const repeat = arg("repeat", quick ? 1 : 5);
 const profileDir = process.argv.includes("--cpu-prof") ? process.argv[process.argv.indexOf("--cpu-prof") + 1] : undefined;
 const { startPostgres, createDatabase } = await importBuilt("packages/testing/dist/index.js");
 
@@ -100,20 +102,24 @@ try {
     return { s, cpuS: (used.user + used.system) / 1e6 };
   };
   const pipes = [];
+  const psqlPipes = [];
   const orderedPipes = [];
   const starts = [];
   const appends = [];
   const deletes = [];
   const variants = [
     async () => pipes.push(await inFresh("orders", (dst) => withServers(() => pipeRun()(dst)))),
+    async () => {
+      const run = await inFresh("orders", (dst) => withServers(async () => ({ s: await psqlPipe(src, dst) })));
+      if (run.s !== undefined) psqlPipes.push(run);
+    },
     async () => orderedPipes.push(await inFresh("orders", (dst) => withServers(() => pipeRun({ orderBy: "updated_at" })(dst)))),
     async () => appends.push(await inFresh("raw.app__orders", (dst) => withServers(() => cliLoad(src, dst, "append")))),
     async () => deletes.push(await inFresh("raw.app__orders", (dst) => withServers(() => cliLoad(src, dst, "delete_insert")))),
   ];
   for (let i = 0; i < repeat; i++) {
     starts.push(await peakRss(process.execPath, [cli, "--version"], root));
-    // Each round starts with another of them, so none always runs first (with a multiple of four
-    // rounds, each runs first equally often: hence the default of 4).
+    // Each round starts with another of them, so none always runs first.
     for (let k = 0; k < variants.length; k++) await variants[(i + k) % variants.length]();
   }
   const pipe = best(pipes);
@@ -125,6 +131,12 @@ try {
   const pipeCpu = Math.min(...pipes.map(allCpu));
   console.log(
     `binary COPY TO STDOUT | COPY FROM STDIN pipe: ${seconds(pipe)}, Node ${cpuText(pipe)}${runs(pipes)}${sums(pipes)}`,
+  );
+  const psql = psqlPipes.length > 0 ? best(psqlPipes) : undefined;
+  console.log(
+    psql
+      ? `the same between two psql processes (psql | psql): ${seconds(psql)} = ${(psql.s / pipe.s).toFixed(2)}x the pipe, servers' CPU ${psql.serversS.toFixed(2)} s${runs(psqlPipes)}`
+      : "psql | psql: psql is not installed",
   );
   const inOrder = best(orderedPipes);
   console.log(
@@ -138,7 +150,9 @@ try {
     const b = best(list);
     console.log(
       `sqlload load, ${name}: ${seconds(b)} = ${(b.s / pipe.s).toFixed(2)}x the pipe (goal <= 1.1x), ` +
-        `${((b.s - start.s) / pipe.s).toFixed(2)}x without start-up, ${cpuText(b)} ` +
+        `${((b.s - start.s) / pipe.s).toFixed(2)}x without start-up, ` +
+        (psql ? `${(b.s / psql.s).toFixed(2)}x psql | psql, ` : "") +
+        `${cpuText(b)} ` +
         `(least CPU sum ${Math.min(...list.map(allCpu)).toFixed(2)} s = ${(Math.min(...list.map(allCpu)) / pipeCpu).toFixed(2)}x the pipe's least), ` +
         `peak RSS ${b.rssMB.toFixed(0)} MB${runs(list)}${sums(list)}`,
     );
