@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { type Column, type ColumnVector, type RecordBatch, SqlloadError, type Utf8Fields } from "@sqlload/core";
+import { BATCH_BYTES, type Column, type ColumnVector, type RecordBatch, SqlloadError, type Utf8Fields } from "@sqlload/core";
 import {
   COPY_DATA,
   decodeNumeric,
@@ -179,7 +179,7 @@ export class CopyBinaryDecoder {
     options: DecoderOptions = {},
   ) {
     this.capacity = options.rows ?? 4096;
-    this.maxBytes = options.bytes ?? 8 << 20;
+    this.maxBytes = options.bytes ?? BATCH_BYTES;
     this.framed = options.framed ?? false;
     this.eager = options.framed && options.eager !== undefined ? options.eager : -1;
     for (const wire of wires) {

@@ -5,6 +5,7 @@ import {
   isSqlloadError,
   type Json,
   type ReadRequest,
+  type RecordBatch,
   RecordBatchBuilder,
   type SourceItem,
   type SourceTableReader,
@@ -14,7 +15,7 @@ import { type Context, isCheckpoint, type TableDefinition } from "./api.js";
 import { cursorArgument } from "./cursor-arguments.js";
 import { inferColumns } from "./declared-columns.js";
 
-/** Rows per batch handed to the engine. */
+/** Rows per batch handed to the engine, fewer once their values reach core's BATCH_BYTES. */
 const BATCH_ROWS = 10_000;
 /** Rows sampled to infer columns when a table declares none. */
 const INFER_ROWS = 100;
@@ -50,34 +51,49 @@ export class TypeScriptReader implements SourceTableReader {
     /** Once a function yields a checkpoint, only checkpoints move the position during the run. */
     let checkpointed = false;
 
-    const add = (row: Record<string, unknown>): SourceItem | undefined => {
-      if (!row || typeof row !== "object") this.fail(`yielded ${JSON.stringify(row)}, not a row object`);
-      rowCount++;
-      if (sample) {
-        sample.push(row);
-        if (sample.length < INFER_ROWS) return undefined;
-        builder = this.startFromSample(sample);
-        sample = undefined;
-      } else {
-        (builder as RecordBatchBuilder).append(row);
-      }
-      return builder?.full ? { kind: "batch", batch: builder.flush() } : undefined;
-    };
     /**
      * Without checkpoints, a commit after a batch records the value `ctx.state` had one
      * assignment before its current one: the current one may already point past rows still in flight.
      */
-    const afterBatch = (item: SourceItem | undefined): SourceItem[] => {
-      if (!item) return [];
-      if (!logged || checkpointed) return [item];
-      return [item, { kind: "checkpoint", state: this.json(state.previous) }];
-    };
-    const flush = (): SourceItem | undefined => {
-      if (sample?.length) {
-        builder = this.startFromSample(sample);
-        sample = [];
+    const afterBatch = (batch: RecordBatch): SourceItem[] =>
+      !logged || checkpointed
+        ? [{ kind: "batch", batch }]
+        : [
+            { kind: "batch", batch },
+            { kind: "checkpoint", state: this.json(state.previous) },
+          ];
+    /** Appends rows to the builder, cutting a batch wherever it is full (rows of 100 KB fill one in 80 rows). */
+    const append = (target: RecordBatchBuilder, rows: readonly Record<string, unknown>[]): SourceItem[] => {
+      const items: SourceItem[] = [];
+      for (const row of rows) {
+        target.append(row);
+        if (target.full) items.push(...afterBatch(target.flush()));
       }
-      return builder && builder.length > 0 ? { kind: "batch", batch: builder.flush() } : undefined;
+      return items;
+    };
+    const add = (row: Record<string, unknown>): SourceItem[] => {
+      if (!row || typeof row !== "object") this.fail(`yielded ${JSON.stringify(row)}, not a row object`);
+      rowCount++;
+      if (!sample) return append(builder as RecordBatchBuilder, [row]);
+      sample.push(row);
+      if (sample.length < INFER_ROWS) return [];
+      return startFromSample();
+    };
+    /** Infers the columns from the rows sampled so far, and appends them. */
+    const startFromSample = (): SourceItem[] => {
+      const rows = sample ?? [];
+      builder = new RecordBatchBuilder(inferColumns(rows), BATCH_ROWS);
+      sample = undefined;
+      return append(builder, rows);
+    };
+    /** The rows not yet in a batch, as one, where the yielding function stops or checkpoints. */
+    const flush = (): SourceItem[] => {
+      if (sample?.length) {
+        const items = startFromSample();
+        sample = [];
+        return [...items, ...flush()];
+      }
+      return builder && builder.length > 0 ? [{ kind: "batch", batch: builder.flush() }] : [];
     };
 
     let iterable: AsyncIterable<unknown> | Iterable<unknown>;
@@ -93,18 +109,17 @@ export class TypeScriptReader implements SourceTableReader {
           if (!logged)
             throw new SqlloadError("SL501", `table ${this.tableName} yielded a checkpoint but does not set state: "logged"`);
           if (!isJson(value.state)) throw new SqlloadError("SL502", `table ${this.tableName}: checkpoint value is not JSON`);
-          const pending = flush();
-          if (pending) yield pending;
+          yield* flush();
           checkpointed = true;
           state.checkpoint(value.state);
           yield { kind: "checkpoint", state: value.state };
           continue;
         }
         if (Array.isArray(value)) {
-          for (const row of value) yield* afterBatch(add(row as Record<string, unknown>));
+          for (const row of value) yield* add(row as Record<string, unknown>);
           continue;
         }
-        yield* afterBatch(add(value as Record<string, unknown>));
+        yield* add(value as Record<string, unknown>);
       }
     } catch (cause) {
       if (isSqlloadError(cause)) {
@@ -114,8 +129,7 @@ export class TypeScriptReader implements SourceTableReader {
       }
       this.fail(`failed after ${formatCount(rowCount)} rows: ${(cause as Error).message}`, cause);
     }
-    const last = flush();
-    if (last) yield last;
+    yield* flush();
     // A value left in ctx.state at the end becomes the final position.
     if (logged) yield { kind: "checkpoint", state: this.json(state.current) };
   }
@@ -127,12 +141,6 @@ export class TypeScriptReader implements SourceTableReader {
         table: this.tableName,
       });
     return value;
-  }
-
-  private startFromSample(sample: Record<string, unknown>[]): RecordBatchBuilder {
-    const builder = new RecordBatchBuilder(inferColumns(sample), BATCH_ROWS);
-    for (const row of sample) builder.append(row);
-    return builder;
   }
 
   private fail(message: string, cause?: unknown): never {

@@ -1,4 +1,5 @@
 import {
+  BATCH_BYTES,
   batchToRows,
   type Column,
   type CursorValue,
@@ -362,6 +363,33 @@ export function describeSourceConformance(name: string, harness: SourceHarness):
         if (table.reader.maxCursor) expect(await table.reader.maxCursor()).toEqual(max);
         if (table.reader.firstCursorAtOrAfter)
           expect(await table.reader.firstCursorAtOrAfter({ kind: "integer", value: 2n ** 61n })).toBeNull();
+      });
+    });
+
+    describe("batches", () => {
+      test("hold at most BATCH_BYTES of values, and one row past them, whatever the rows' width", ["type.text"], async (s) => {
+        const width = 64 * 1024;
+        const rows = Math.ceil((1.5 * BATCH_BYTES) / width);
+        const table = await s.openTable(
+          "wide",
+          [col("id", "int64"), col("body", "text")],
+          Array.from({ length: rows }, (_, id) => ({ id: BigInt(id), body: String(id).padEnd(width, "x") })),
+        );
+        const request: ReadRequest = { range: {}, includeNulls: true, ordered: false, signal: new AbortController().signal };
+        const sizes: number[] = [];
+        let read = 0;
+        for await (const item of table.reader.read(request)) {
+          if (item.kind !== "batch") continue;
+          // Measured now: a batch's columns may be reused once the next item is asked for.
+          const body = item.batch.columns[item.batch.schema.findIndex((c) => c.name === "body")];
+          let bytes = 0;
+          for (const value of body?.values ?? []) bytes += typeof value === "string" ? value.length : 0;
+          sizes.push(bytes);
+          read += item.batch.length;
+        }
+        expect(read).toBe(rows);
+        expect(sizes.length).toBeGreaterThan(1);
+        for (const bytes of sizes) expect(bytes).toBeLessThan(BATCH_BYTES + width);
       });
     });
 

@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CursorValue, compareCursor, maxCursor } from "../cursor/cursor-value.js";
+import { BATCH_BYTES } from "./batch-bytes.js";
 import type { Column } from "./logical-types.js";
-import { batchFromRows, columnCursorSpan, columnMaxCursor, cursorAt, sliceBatch } from "./record-batch.js";
+import { batchFromRows, columnCursorSpan, columnMaxCursor, cursorAt, RecordBatchBuilder, sliceBatch } from "./record-batch.js";
 
 const naiveMax = (batch: ReturnType<typeof batchFromRows>): CursorValue | null => {
   let best: CursorValue | null = null;
@@ -93,5 +94,47 @@ describe("sliceBatch", () => {
     expect(slice.length).toBe(2);
     expect([cursorAt(slice, 0, 0), cursorAt(slice, 1, 1)]).toEqual([null, { kind: "text", value: "c" }]);
     expect(sliceBatch(batch, 0, 3)).toBe(batch);
+  });
+});
+
+describe("RecordBatchBuilder bytes", () => {
+  const schema: Column[] = [
+    { name: "id", type: { kind: "int64" }, nullable: false },
+    { name: "t", type: { kind: "text" }, nullable: true },
+    { name: "j", type: { kind: "json" }, nullable: true },
+    { name: "b", type: { kind: "bytes" }, nullable: true },
+    { name: "l", type: { kind: "list", element: { kind: "text" } }, nullable: true },
+    { name: "n", type: { kind: "list", element: { kind: "int64" } }, nullable: true },
+  ];
+
+  it("counts text, json as its text, blobs, and list elements; not fixed-size columns or NULLs", () => {
+    const builder = new RecordBatchBuilder(schema, 10);
+    builder.append({ id: 1, t: "abcd", j: { a: 1 }, b: new Uint8Array(5), l: ["xy", null, "z"], n: [1n, 2n] });
+    expect(builder.bytes).toBe(4 + '{"a":1}'.length + 5 + 3 + 16);
+    builder.append({ id: 2 });
+    expect(builder.bytes).toBe(4 + 7 + 5 + 3 + 16);
+    builder.flush();
+    expect(builder.bytes).toBe(0);
+  });
+
+  it("is full at maxBytes before its capacity, after the row that reaches them", () => {
+    const builder = new RecordBatchBuilder(schema, 1000, 0, 100);
+    const rows = [];
+    while (!builder.full) {
+      builder.append({ id: rows.length, t: "x".repeat(30) });
+      rows.push(rows.length);
+    }
+    expect(rows.length).toBe(4);
+    expect(builder.flush().length).toBe(4);
+    expect(builder.full).toBe(false);
+  });
+
+  it("bounds its batches at BATCH_BYTES by default", () => {
+    const builder = new RecordBatchBuilder(schema, 1_000_000);
+    let rows = 0;
+    while (!builder.full) {
+      builder.append({ id: rows++, t: "y".repeat(64 * 1024) });
+    }
+    expect(rows).toBe(BATCH_BYTES / (64 * 1024));
   });
 });

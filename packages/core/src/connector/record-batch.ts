@@ -1,6 +1,7 @@
 import { compareCodePoints } from "../cursor/compare.js";
 import { type CursorValue, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
+import { BATCH_BYTES } from "./batch-bytes.js";
 import type { Column, LogicalType, Schema } from "./logical-types.js";
 
 /**
@@ -172,25 +173,43 @@ export class RecordBatchBuilder {
   private values: ColumnVector["values"][];
   private nulls: (Uint8Array | undefined)[];
   private size = 0;
+  private heldBytes = 0;
   private readonly capacity: number;
+  /** Whether each column holds values of varying size (text, json, bytes, lists), which `bytes` counts. */
+  private readonly measured: readonly boolean[];
 
-  /** `rowOffset` numbers rows in errors from where the caller's stream is (1-based row = offset + index + 1). */
+  /**
+   * `rowOffset` numbers rows in errors from where the caller's stream is (1-based row = offset + index + 1).
+   * `maxBytes`: the builder is `full` once its values of varying size reach it, before `capacity` rows.
+   */
   constructor(
     readonly schema: Schema,
     capacity = 8192,
     private rowOffset = 0,
+    private readonly maxBytes = BATCH_BYTES,
   ) {
     this.capacity = capacity;
     this.values = schema.map((c) => allocate(c.type, capacity));
     this.nulls = schema.map(() => undefined);
+    this.measured = schema.map((c) => storageOf(c.type) === "array");
   }
 
   get length(): number {
     return this.size;
   }
 
+  /**
+   * Bytes of the text, json, blobs and lists appended since the last flush, near enough: a string
+   * counts its length in UTF-16 units (what a one-byte string takes in memory), a list its
+   * elements, anything of fixed size in a list 8.
+   */
+  get bytes(): number {
+    return this.heldBytes;
+  }
+
+  /** At `capacity` rows, or at `maxBytes` of values (the batch is cut after the row that reaches them). */
   get full(): boolean {
-    return this.size >= this.capacity;
+    return this.size >= this.capacity || this.heldBytes >= this.maxBytes;
   }
 
   /** Appends an object row (by column name) or an array row (by position). */
@@ -213,6 +232,7 @@ export class RecordBatchBuilder {
       const value = toStorageValue(column.type, raw);
       if (value === undefined) this.fail(i, column, raw, `expected ${column.type.kind}`);
       (this.values[c] as unknown[])[i] = value;
+      if (this.measured[c]) this.heldBytes += storageBytes(value);
     }
     this.size++;
   }
@@ -238,10 +258,23 @@ export class RecordBatchBuilder {
     };
     this.rowOffset += length;
     this.size = 0;
+    this.heldBytes = 0;
     this.values = this.schema.map((col) => allocate(col.type, this.capacity));
     this.nulls = this.schema.map(() => undefined);
     return batch;
   }
+}
+
+/** What RecordBatchBuilder.bytes counts for one storage value. */
+function storageBytes(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (Array.isArray(value)) {
+    let bytes = 0;
+    for (const item of value) bytes += item === null ? 0 : storageBytes(item);
+    return bytes;
+  }
+  return 8;
 }
 
 function sliceValues(values: ColumnVector["values"], start: number, end: number): ColumnVector["values"] {
