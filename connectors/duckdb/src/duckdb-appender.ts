@@ -86,7 +86,7 @@ export class TableAppender {
     );
   }
 
-  /** `bytes`: the batch's size as `measureBatch` (duckdb-long-values.ts) gives it, which decides when to flush. */
+  /** `bytes`: the batch's size as `measureBatch` (duckdb-write-memory.ts) gives it, which decides when to flush. */
   append(batch: RecordBatch, bytes: number): void {
     if (batch.length === 0) return;
     const sources = matchColumns(this.target, batch);

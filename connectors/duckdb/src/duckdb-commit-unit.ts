@@ -19,10 +19,10 @@ import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-dialect.js";
 import { ingestScan } from "./duckdb-file-scan.js";
-import { measureBatch } from "./duckdb-long-values.js";
 import { duckdbRange } from "./duckdb-range.js";
 import { createRunLogTable, insertRunLogSql, selectRunLog } from "./duckdb-run-log.js";
 import { runStatement, writingTable } from "./duckdb-statement.js";
+import { type BatchMeasure, measureBatch } from "./duckdb-write-memory.js";
 import { committedDurably, wrapDuckDBError } from "./errors.js";
 
 /** Where `replace` builds the new table before `commit` swaps it in. */
@@ -131,7 +131,7 @@ class DuckDBCommitUnit implements CommitUnit {
     this.check();
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(batch.schema));
     const measure = measureBatch(batch);
-    await this.fitLongValues(measure.longest);
+    await this.fitWriteMemory(measure);
     if (this.options.strategy === "merge") return this.merge(batch);
     await this.guard(async () => {
       this.appender ??= await TableAppender.open(this.connection, {
@@ -150,11 +150,11 @@ class DuckDBCommitUnit implements CommitUnit {
     });
   }
 
-  /** Raises the file's memory_limit to what the batch's long values need (duckdb-long-values.ts). */
-  private async fitLongValues(longest: ReadonlyMap<string, number>): Promise<void> {
-    const memory = this.db.longValues;
+  /** Raises the file's memory_limit to what the table's rows need (duckdb-write-memory.ts). */
+  private async fitWriteMemory(measure: BatchMeasure): Promise<void> {
+    const memory = this.db.writeMemory;
     if (!memory) return;
-    await this.guard(() => memory.fit(this.table, longest));
+    await this.guard(() => memory.fit(this.table, measure));
   }
 
   async ingestFiles(scan: FileScan, columns: readonly string[]): Promise<FileScanWritten> {

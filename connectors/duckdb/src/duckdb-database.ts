@@ -5,7 +5,6 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { SqlloadError, Turns } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
-import { duckdbDefaultLimit, LongValueMemory } from "./duckdb-long-values.js";
 import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_MEMORY_LIMIT_BYTES,
@@ -15,6 +14,7 @@ import {
 import { notAVersion } from "./duckdb-storage-version.js";
 import { IN_MEMORY } from "./duckdb-target-path.js";
 import { leftoverSpills, removeLeftoverSpills } from "./duckdb-temporary-files.js";
+import { duckdbDefaultLimit, WriteMemory } from "./duckdb-write-memory.js";
 import { duckdbMessage, openError } from "./errors.js";
 
 /**
@@ -57,8 +57,8 @@ export interface DuckDBDatabase {
   serialize<T>(work: () => Promise<T>): Promise<T>;
   /** Disconnects what `connect` opened and closes the file when its last user releases it. */
   release(): Promise<void>;
-  /** The target file's limit, raised for long values; absent when it is fixed (set by the target, or a source's). */
-  readonly longValues?: LongValueMemory | undefined;
+  /** The target file's limit, raised for long values and wide rows; absent when it is fixed (set by the target, or a source's). */
+  readonly writeMemory?: WriteMemory | undefined;
 }
 
 interface Shared {
@@ -68,7 +68,7 @@ interface Shared {
   readonly mode: AccessMode;
   users: number;
   readonly turns: Turns;
-  longValues?: LongValueMemory;
+  writeMemory?: WriteMemory;
 }
 
 // A file may be open only once per process: DuckDB's file lock is per process, so a second
@@ -108,7 +108,7 @@ export async function openDatabase(
     pending = createShared(file, mode, role, options, rowGroupSize, raisable);
     if (raisable) {
       pending = pending.then((shared) => {
-        shared.longValues = new LongValueMemory(DEFAULT_MEMORY_LIMIT_BYTES, (bytes) => setMemoryLimit(shared, bytes));
+        shared.writeMemory = new WriteMemory(DEFAULT_MEMORY_LIMIT_BYTES, (bytes) => setMemoryLimit(shared, bytes));
         return shared;
       });
     }
@@ -166,7 +166,7 @@ async function createShared(
  * A file with a write-ahead log (a run was killed after a commit, before its checkpoint) is
  * attached, when its limit is `raisable`, under DuckDB's own default limit and checkpointed before
  * the limit goes back: the log may hold long values the replay cannot spill and the checkpoint
- * must read back (duckdb-long-values.ts), and under 256 MB every later run failed to checkpoint them.
+ * must read back (duckdb-write-memory.ts), and under 256 MB every later run failed to checkpoint them.
  */
 async function attach(
   file: string,
@@ -228,7 +228,7 @@ function handle(path: string, shared: Shared, close: () => void): DuckDBDatabase
   let released = false;
   return {
     path,
-    longValues: shared.longValues,
+    writeMemory: shared.writeMemory,
     async connect() {
       if (released) throw new SqlloadError("SL900", `the DuckDB database ${path} was used after it was closed`);
       const connection = await shared.instance.connect();

@@ -8,7 +8,7 @@ export interface MemorySettings {
   readonly rowGroupSize: number;
   /**
    * True when `memory_limit` is sqlload's default, which is raised for tables of long text or blobs
-   * (duckdb-long-values.ts); a limit the target sets is kept as it is.
+   * (duckdb-write-memory.ts); a limit the target sets is kept as it is.
    */
   readonly raisable: boolean;
 }

@@ -91,7 +91,7 @@ export async function load(
   target: TargetConnection,
   ref: TargetTableRef,
   columns: readonly Column[],
-  batches: readonly RecordBatch[],
+  batches: Iterable<RecordBatch>,
   options: Partial<CommitUnitOptions> = {},
 ): Promise<void> {
   const ensured = await target.ensureTable(ref, columns, { primaryKey: options.primaryKey });

@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { DuckDBInstance } from "../src/duckdb-client.js";
 import { col, load, projectFiles, t } from "./harness.js";
 
-// DuckDB reads long text 2,048 values at a time, in memory it cannot spill (duckdb-long-values.ts).
-// Each case here failed under the target's default limit of 256 MB before it was raised for them.
+// DuckDB reads long text 2,048 values at a time, in memory it cannot spill, and keeps a vector of
+// wide rows and a block of every column pinned until a commit (duckdb-write-memory.ts). Each case
+// here failed under the target's default limit of 256 MB before it was raised for them.
 
 const { dir, openTarget, query } = projectFiles();
 
@@ -43,8 +44,8 @@ describe("long text into a DuckDB target under the default memory_limit", () => 
     try {
       expect(await limitMB("one-commit.duckdb")).toBeCloseTo(256, 0);
       await load(target, ref, docs, docBatches(0, 3000, 100_000));
-      // Four vectors' worth of the longest value: 4 × 2,048 × 100,000 bytes.
-      expect(await limitMB("one-commit.duckdb")).toBeCloseTo(820, 0);
+      // Four vectors' worth of the longest value, 4 × 2,048 × 100,000 bytes, and 640 KB a column.
+      expect(await limitMB("one-commit.duckdb")).toBeCloseTo(821, 0);
     } finally {
       await target.close();
     }
@@ -171,5 +172,43 @@ describe("long text into a DuckDB target under the default memory_limit", () => 
     expect(await query(path, "SELECT count(*), count(*) FILTER (WHERE length(doc) = 100000) FROM raw.docs")).toEqual([
       [5000n, 2000n],
     ]);
+  });
+});
+
+/** `rows` rows of `columns` text columns of `size` characters each, made a batch of 100 at a time. */
+function* wideBatches(columns: readonly Column[], rows: number, size: number): Generator<RecordBatch> {
+  for (let start = 0; start < rows; start += 100) {
+    const length = Math.min(100, rows - start);
+    yield {
+      schema: columns,
+      length,
+      columns: columns.map((_, c) => ({
+        values: Array.from({ length }, (_, i) => `${start + i}:${c}:`.padEnd(size, "w")),
+      })),
+    };
+  }
+}
+
+/** Loads `rows` rows of `count` text columns of `size` characters into `path`, in one commit; the limit it ends at, in MB. */
+async function loadWide(path: string, count: number, rows: number, size: number): Promise<number> {
+  const columns = Array.from({ length: count }, (_, c) => col(`c${c}`, t("text")));
+  const target = await openTarget(path);
+  try {
+    await load(target, { schema: "raw", name: "wide" }, columns, wideBatches(columns, rows, size));
+    return await limitMB(path);
+  } finally {
+    await target.close();
+  }
+}
+
+describe("wide rows into a DuckDB target under the default memory_limit", () => {
+  it("commits rows of 40 texts of 3,500 characters, each under DuckDB's out-of-line length", async () => {
+    expect(await loadWide("forty.duckdb", 40, 3000, 3500)).toBeGreaterThan(298);
+    expect(await query("forty.duckdb", "SELECT count(*), sum(length(c39)) FROM raw.wide")).toEqual([[3000n, 3000n * 3500n]]);
+  });
+
+  it("commits rows of 1,000 columns", async () => {
+    expect(await loadWide("thousand.duckdb", 1000, 3000, 10)).toBeGreaterThan(331);
+    expect(await query("thousand.duckdb", "SELECT count(*), count(DISTINCT c999) FROM raw.wide")).toEqual([[3000n, 3000n]]);
   });
 });

@@ -18,11 +18,34 @@ export const OVERFLOW_BYTES = 4096;
  */
 const HEADROOM = 4;
 
-/** The memory_limit DuckDB needs to read back vectors whose longest values are these, by column. */
-export function memoryForLongValues(longest: Iterable<number>): number {
-  let vector = 0;
-  for (const bytes of longest) if (bytes >= OVERFLOW_BYTES) vector += bytes;
-  return HEADROOM * DUCKDB_VECTOR_SIZE * vector;
+/**
+ * Shorter text stays in the row group's own blocks, yet a commit smaller than a row group keeps
+ * about a vector of it pinned too (DuckDB 1.5.6, 32,768-row groups, the smallest limit that
+ * committed): 40 columns of 3,500 characters (287 MB a vector) needed 298 MB, 20 of 3,500 149 MB,
+ * 60 of 1,000 147 MB, 40 of 650 78 MB. So 40 of 3,500 failed under 256 MB, a value's length under
+ * OVERFLOW_BYTES. The limit given is this many times a vector's bytes of it.
+ */
+const SHORT_HEADROOM = 2;
+
+/**
+ * And each column keeps blocks it is being filled in pinned, whatever its type: 1,000 columns of 10
+ * characters needed 331 MB and failed under 256 MB, 400 columns 134 MB; 121 `bigint` columns failed
+ * under 32 MB. The limit given is this much a column, about twice what they took.
+ */
+const COLUMN_BYTES = 640 * 1024;
+
+/**
+ * The memory_limit DuckDB needs to write rows of `columns` columns whose longest values are these,
+ * by column (text, blobs and lists, in bytes).
+ */
+export function memoryForWrites(longest: Iterable<number>, columns: number): number {
+  let long = 0;
+  let short = 0;
+  for (const bytes of longest) {
+    if (bytes >= OVERFLOW_BYTES) long += bytes;
+    else short += bytes;
+  }
+  return DUCKDB_VECTOR_SIZE * (HEADROOM * long + SHORT_HEADROOM * short) + COLUMN_BYTES * columns;
 }
 
 /** DuckDB's own default limit: 80% of the memory this process may use. The most a target raises its limit to. */
@@ -35,6 +58,8 @@ export function duckdbDefaultLimit(): number {
 /** What an appender holds of a batch, near enough, and the longest value of each column, in bytes. */
 export interface BatchMeasure {
   readonly bytes: number;
+  /** The batch's columns, all of them. */
+  readonly columns: number;
   /** By the batch's column names, lower case (DuckDB's names are case-insensitive); 0 for columns of no text. */
   readonly longest: ReadonlyMap<string, number>;
 }
@@ -67,7 +92,7 @@ export function measureBatch(batch: RecordBatch): BatchMeasure {
     bytes += measured.bytes;
     longest.set(name, measured.longest);
   });
-  return { bytes, longest };
+  return { bytes, columns: batch.columns.length, longest };
 }
 
 /** Adds a value's bytes to `into`, and its length (a list's: its longest element's) to the longest. */
@@ -90,9 +115,9 @@ function measureValue(value: unknown, into: { bytes: number; longest: number }):
 }
 
 /**
- * The memory_limit of one open target file, raised (never lowered) to what the long values this
- * process writes need, from the limit it was opened with up to DuckDB's own default. Tables are
- * tracked by the name a unit writes.
+ * The memory_limit of one open target file, raised (never lowered) to what the rows this process
+ * writes need (`memoryForWrites`: long values, wide rows of shorter text, many columns), from the
+ * limit it was opened with up to DuckDB's own default. Tables are tracked by the name a unit writes.
  *
  * Only the values written are counted, not those a table holds already: no later run failed under
  * 256 MB for them (3,000 short rows after 2,040 values of 100 KB, merges and deletes of such rows),
@@ -100,8 +125,9 @@ function measureValue(value: unknown, into: { bytes: number; longest: number }):
  * 760 MB there). Values a killed run left in the write-ahead log are checkpointed when the file is
  * next opened, under DuckDB's own limit (duckdb-database.ts).
  */
-export class LongValueMemory {
-  private readonly tables = new Map<string, Map<string, number>>();
+export class WriteMemory {
+  /** By table: its most columns, and its longest value by column, over the batches written. */
+  private readonly tables = new Map<string, { columns: number; readonly longest: Map<string, number> }>();
   /** The SETs in order: each sets the limit as it is when it runs, so a later, higher one is never undone. */
   private setting: Promise<void> = Promise.resolve();
 
@@ -111,12 +137,13 @@ export class LongValueMemory {
     private readonly ceiling = duckdbDefaultLimit(),
   ) {}
 
-  /** Takes `longest` (by lower-case column name) into `table`'s account and raises the limit if they need it. */
-  async fit(table: string, longest: ReadonlyMap<string, number>): Promise<void> {
-    let columns = this.tables.get(table);
-    if (!columns) this.tables.set(table, (columns = new Map()));
-    for (const [name, bytes] of longest) if (bytes > (columns.get(name) ?? 0)) columns.set(name, bytes);
-    const need = Math.min(memoryForLongValues(columns.values()), this.ceiling);
+  /** Takes a batch's measure into `table`'s account and raises the limit if the table's rows need it. */
+  async fit(table: string, measure: Pick<BatchMeasure, "columns" | "longest">): Promise<void> {
+    let seen = this.tables.get(table);
+    if (!seen) this.tables.set(table, (seen = { columns: 0, longest: new Map() }));
+    seen.columns = Math.max(seen.columns, measure.columns);
+    for (const [name, bytes] of measure.longest) if (bytes > (seen.longest.get(name) ?? 0)) seen.longest.set(name, bytes);
+    const need = Math.min(memoryForWrites(seen.longest.values(), seen.columns), this.ceiling);
     if (need <= this.limit) return;
     // Set before the await: a unit that measures meanwhile compares against the new limit.
     const before = this.limit;
