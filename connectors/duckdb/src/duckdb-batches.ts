@@ -1,12 +1,9 @@
-import type { DuckDBConnection, DuckDBDataChunk, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import { allocate, BATCH_BYTES, type Column, type ColumnVector, type RecordBatch } from "@sqlload/core";
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBType, DuckDBValue, DuckDBVector } from "@duckdb/node-api";
+import { allocate, BATCH_BYTES, type Column, type ColumnVector, type RecordBatch, storageOf } from "@sqlload/core";
 import { type FromDuckDB, fromDuckDB } from "./duckdb-values.js";
 
 /** Rows per yielded batch: 16 DuckDB chunks, large enough that per-batch work vanishes, small enough to stream. */
 export const BATCH_ROWS = 16 * 2048;
-
-/** Rows converted first into an empty batch, to learn how wide they are before converting more. */
-const PROBE_ROWS = 16;
 
 /**
  * Streams a query's rows as RecordBatches of BATCH_ROWS rows, or fewer once their text and blobs
@@ -55,13 +52,16 @@ export function estimateBytes(batch: RecordBatch): number {
   return bytes;
 }
 
-/** Gathers DuckDB chunks column by column into RecordBatch storage. */
+/** Gathers DuckDB chunks into RecordBatch storage. */
 class BatchBuilder {
   private readonly converters: FromDuckDB[];
+  /** Columns of values whose size varies (text, blobs, lists), which `bytes` counts; and the rest. */
+  private readonly varying: number[] = [];
+  private readonly fixed: number[] = [];
   private values: ColumnVector["values"][] = [];
   private nulls: (Uint8Array | undefined)[] = [];
   length = 0;
-  /** Bytes of the text and blobs gathered so far. */
+  /** Bytes of the text, blobs and list elements gathered so far. */
   bytes = 0;
 
   constructor(
@@ -69,60 +69,56 @@ class BatchBuilder {
     types: readonly DuckDBType[],
   ) {
     this.converters = types.map((t) => fromDuckDB(t));
+    schema.forEach((column, c) => (storageOf(column.type) === "array" ? this.varying : this.fixed).push(c));
     this.reset();
   }
 
-  /** At BATCH_ROWS rows, or at BATCH_BYTES of text and blobs. */
+  /** At BATCH_ROWS rows, or at BATCH_BYTES of text, blobs and list elements. */
   get full(): boolean {
     return this.length >= BATCH_ROWS || this.bytes >= BATCH_BYTES;
   }
 
   /**
    * Converts the chunk's rows from `from` on until the batch is full, and returns where it stopped.
-   * A chunk is 2,048 rows, 200 MB of rows of 100 KB: the rows are converted a block at a time,
-   * each block as many rows as the batch's bytes so far say still fit, so a batch ends about where
-   * its rows reach BATCH_BYTES rather than a chunk later.
+   * A chunk is 2,048 rows, 200 MB of rows of 100 KB: the columns of varying size are converted a
+   * row at a time, up to the row whose values reach BATCH_BYTES, and only then the others, column by
+   * column, for the rows taken. So a batch, and what is converted for it, ends at that row.
    */
   add(chunk: DuckDBDataChunk, from: number): number {
-    const rows = chunk.rowCount;
-    let at = from;
-    while (at < rows && !this.full) {
-      const block = this.blockRows(rows - at);
-      this.convert(chunk, at, block);
-      at += block;
-    }
-    return at;
-  }
-
-  private blockRows(left: number): number {
-    const room = Math.min(left, BATCH_ROWS - this.length);
-    if (this.length === 0) return Math.min(room, PROBE_ROWS);
-    if (this.bytes === 0) return room;
-    const perRow = this.bytes / this.length;
-    return Math.min(room, Math.max(1, Math.ceil((BATCH_BYTES - this.bytes) / perRow)));
-  }
-
-  private convert(chunk: DuckDBDataChunk, from: number, rows: number): void {
     const offset = this.length;
-    for (let c = 0; c < this.schema.length; c++) {
-      const vector = chunk.getColumnVector(c);
-      const convert = this.converters[c] as FromDuckDB;
-      const values = this.values[c] as unknown[];
-      for (let i = 0; i < rows; i++) {
-        const item = vector.getItem(from + i);
-        if (item === null) {
-          let nulls = this.nulls[c];
-          if (!nulls) this.nulls[c] = nulls = new Uint8Array(BATCH_ROWS);
-          nulls[offset + i] = 1;
-        } else {
-          const value = convert(item);
-          values[offset + i] = value;
-          if (typeof value === "string") this.bytes += value.length;
-          else if (value instanceof Uint8Array) this.bytes += value.byteLength;
+    const room = Math.min(chunk.rowCount - from, BATCH_ROWS - offset);
+    let take = room;
+    if (this.varying.length > 0) {
+      const vectors = this.varying.map((c) => chunk.getColumnVector(c));
+      for (let i = 0; i < room; i++) {
+        for (let v = 0; v < vectors.length; v++)
+          this.convert(vectors[v] as DuckDBVector, this.varying[v] as number, from + i, offset + i);
+        if (this.bytes >= BATCH_BYTES) {
+          take = i + 1;
+          break;
         }
       }
     }
-    this.length += rows;
+    for (const c of this.fixed) {
+      const vector = chunk.getColumnVector(c);
+      for (let i = 0; i < take; i++) this.convert(vector, c, from + i, offset + i);
+    }
+    this.length += take;
+    return from + take;
+  }
+
+  /** Converts row `row` of `vector` (column `c`) into slot `slot`, counting its bytes when its size varies. */
+  private convert(vector: DuckDBVector, c: number, row: number, slot: number): void {
+    const item = vector.getItem(row);
+    if (item === null) {
+      let nulls = this.nulls[c];
+      if (!nulls) this.nulls[c] = nulls = new Uint8Array(BATCH_ROWS);
+      nulls[slot] = 1;
+      return;
+    }
+    const value = (this.converters[c] as FromDuckDB)(item);
+    (this.values[c] as unknown[])[slot] = value;
+    if (Array.isArray(this.values[c])) this.bytes += sizeOf(value);
   }
 
   flush(): RecordBatch {
@@ -145,4 +141,16 @@ class BatchBuilder {
     this.length = 0;
     this.bytes = 0;
   }
+}
+
+/** What BatchBuilder.bytes counts for a value of varying size: a list's elements, 8 for anything of fixed size in one. */
+function sizeOf(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (Array.isArray(value)) {
+    let bytes = 0;
+    for (const item of value) if (item !== null) bytes += sizeOf(item);
+    return bytes;
+  }
+  return 8;
 }

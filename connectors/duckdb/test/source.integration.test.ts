@@ -38,6 +38,7 @@ beforeAll(async () => {
       'payload ' || i AS payload
     FROM range(${ROWS}) r(i);
     CREATE TABLE app.wide AS SELECT i::BIGINT AS id, repeat('x', 1000) || i AS pad FROM range(20000) r(i);
+    CREATE TABLE app.tags AS SELECT i::BIGINT AS id, CASE WHEN i < 500 THEN NULL ELSE list_transform(range(20), k -> repeat('t', 5000) || k) END AS tags FROM range(800) r(i);
     CREATE TABLE main.words (w VARCHAR, n INTEGER);
     INSERT INTO main.words VALUES ('B1', 1), ('a9', 2), ('\uFFFD', 3), ('\u{1F600}', 4), (NULL, 5), ('a', 6);
     CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
@@ -206,6 +207,15 @@ describe("reads", () => {
     // Cut after the row that reaches the bound, not after the rest of its DuckDB chunk (2,048 rows).
     for (const b of batches) expect(textBytes(b)).toBeLessThan(BATCH_BYTES + 1010);
     expect(batches[0]!.length).toBeLessThan(BATCH_ROWS);
+  });
+
+  it("counts a list's elements, and cuts at the row that reaches the bound after rows of NULLs", async () => {
+    // 500 NULLs, then 300 lists of 20 values of 5 KB: 30 MB, in one DuckDB chunk.
+    const batches = batchesOf(await readAll(request("app.tags", "id"), { ordered: true }));
+    const listBytes = (b: RecordBatch) =>
+      (b.columns[1]!.values as (string[] | undefined)[]).reduce((n, l) => n + (l ?? []).reduce((m, v) => m + v.length, 0), 0);
+    expect(batches.reduce((n, b) => n + b.length, 0)).toBe(800);
+    for (const b of batches) expect(listBytes(b)).toBeLessThan(BATCH_BYTES + 20 * 5002);
   });
 
   it("orders by cursor with NULLs first, text by code point", async () => {

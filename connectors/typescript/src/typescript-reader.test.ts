@@ -54,4 +54,32 @@ describe("TypeScriptReader batches", () => {
     const got = await batches(new TypeScriptReader(pages(25_000, 10), declared, "shop__pages"));
     expect(got.map((b) => b.length)).toEqual([10_000, 10_000, 5_000]);
   });
+
+  it("never records a position past rows not yet in a batch, when the sample is cut into batches", async () => {
+    // A logged table that declares no columns: its first 100 rows are held back to infer them, and
+    // `ctx.state` moves on meanwhile. Pages of 10 rows of 256 KB; state p means pages before p are done.
+    const pages = 15;
+    const table = source("shop").table({ name: "feed", state: "logged" }, function* (ctx) {
+      for (let p = 0; p < pages; p++) {
+        for (let i = 0; i < 10; i++) yield { id: p * 10 + i, body: String(p).padEnd(256 * 1024, "x") };
+        ctx.state = p + 1;
+      }
+    });
+    const reader = new TypeScriptReader(table, undefined, "shop__feed");
+    let rows = 0;
+    const positions: [number, number][] = [];
+    for await (const item of reader.read({
+      range: {},
+      includeNulls: true,
+      ordered: false,
+      signal: new AbortController().signal,
+    })) {
+      if (item.kind === "batch") rows += item.batch.length;
+      if (item.kind === "checkpoint" && typeof item.state === "number") positions.push([item.state, rows]);
+    }
+    expect(rows).toBe(pages * 10);
+    expect(positions.length).toBeGreaterThan(0);
+    // A commit at a checkpoint holds the rows before it: every page the position says is done.
+    for (const [state, before] of positions) expect([state, before]).toEqual([state, Math.max(before, state * 10)]);
+  });
 });

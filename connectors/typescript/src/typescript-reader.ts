@@ -62,12 +62,18 @@ export class TypeScriptReader implements SourceTableReader {
             { kind: "batch", batch },
             { kind: "checkpoint", state: this.json(state.previous) },
           ];
-    /** Appends rows to the builder, cutting a batch wherever it is full (rows of 100 KB fill one in 80 rows). */
-    const append = (target: RecordBatchBuilder, rows: readonly Record<string, unknown>[]): SourceItem[] => {
+    /**
+     * Appends rows to the builder, cutting a batch wherever it is full (rows of 100 KB fill one in 80
+     * rows). `sampled`: the rows were held back to infer the columns, and `ctx.state` has moved on
+     * since the first of them, so their batches carry no checkpoint: the next one after them does.
+     */
+    const append = (target: RecordBatchBuilder, rows: readonly Record<string, unknown>[], sampled = false): SourceItem[] => {
       const items: SourceItem[] = [];
       for (const row of rows) {
         target.append(row);
-        if (target.full) items.push(...afterBatch(target.flush()));
+        if (!target.full) continue;
+        const batch = target.flush();
+        items.push(...(sampled ? [{ kind: "batch", batch } as const] : afterBatch(batch)));
       }
       return items;
     };
@@ -84,7 +90,7 @@ export class TypeScriptReader implements SourceTableReader {
       const rows = sample ?? [];
       builder = new RecordBatchBuilder(inferColumns(rows), BATCH_ROWS);
       sample = undefined;
-      return append(builder, rows);
+      return append(builder, rows, true);
     };
     /** The rows not yet in a batch, as one, where the yielding function stops or checkpoints. */
     const flush = (): SourceItem[] => {
