@@ -82,4 +82,30 @@ describe("TypeScriptReader batches", () => {
     // A commit at a checkpoint holds the rows before it: every page the position says is done.
     for (const [state, before] of positions) expect([state, before]).toEqual([state, Math.max(before, state * 10)]);
   });
+
+  it("infers the columns from fewer rows than its sample once they hold BATCH_BYTES", async () => {
+    // 100 rows of 1 MB would be 100 MB held before the first batch.
+    let yielded = 0;
+    const table = source("shop").table({ name: "big" }, function* () {
+      for (let id = 1; id <= 40; id++) {
+        yielded++;
+        yield { id, body: String(id).padEnd(1024 * 1024, "x") };
+      }
+    });
+    let atFirstBatch = 0;
+    let rows = 0;
+    const reader = new TypeScriptReader(table, undefined, "shop__big");
+    for await (const item of reader.read({
+      range: {},
+      includeNulls: true,
+      ordered: false,
+      signal: new AbortController().signal,
+    })) {
+      if (item.kind !== "batch") continue;
+      atFirstBatch ||= yielded;
+      rows += item.batch.length;
+    }
+    expect(rows).toBe(40);
+    expect(atFirstBatch).toBe(BATCH_BYTES / (1024 * 1024));
+  });
 });

@@ -1,4 +1,5 @@
 import {
+  BATCH_BYTES,
   type Column,
   formatCount,
   isJson,
@@ -17,7 +18,7 @@ import { inferColumns } from "./declared-columns.js";
 
 /** Rows per batch handed to the engine, fewer once their values reach core's BATCH_BYTES. */
 const BATCH_ROWS = 10_000;
-/** Rows sampled to infer columns when a table declares none. */
+/** Rows sampled to infer columns when a table declares none (fewer once they hold BATCH_BYTES). */
 const INFER_ROWS = 100;
 
 /** Calls a table function once per read and turns what it yields into batches and checkpoints. */
@@ -47,6 +48,7 @@ export class TypeScriptReader implements SourceTableReader {
     };
     let builder: RecordBatchBuilder | undefined = this.columns ? new RecordBatchBuilder(this.columns, BATCH_ROWS) : undefined;
     let sample: Record<string, unknown>[] | undefined = this.columns ? undefined : [];
+    let sampleBytes = 0;
     let rowCount = 0;
     /** Once a function yields a checkpoint, only checkpoints move the position during the run. */
     let checkpointed = false;
@@ -82,7 +84,8 @@ export class TypeScriptReader implements SourceTableReader {
       rowCount++;
       if (!sample) return append(builder as RecordBatchBuilder, [row]);
       sample.push(row);
-      if (sample.length < INFER_ROWS) return [];
+      sampleBytes += rowBytes(row);
+      if (sample.length < INFER_ROWS && sampleBytes < BATCH_BYTES) return [];
       return startFromSample();
     };
     /** Infers the columns from the rows sampled so far, and appends them. */
@@ -90,6 +93,7 @@ export class TypeScriptReader implements SourceTableReader {
       const rows = sample ?? [];
       builder = new RecordBatchBuilder(inferColumns(rows), BATCH_ROWS);
       sample = undefined;
+      sampleBytes = 0;
       return append(builder, rows, true);
     };
     /** The rows not yet in a batch, as one, where the yielding function stops or checkpoints. */
@@ -177,4 +181,22 @@ class StateTracker {
     this.previous = value;
     this.current = value;
   }
+}
+
+/** Roughly what a row a table function yielded holds: its text, blobs and lists, 8 bytes for anything else. */
+function rowBytes(row: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const key in row) bytes += valueBytes(row[key]);
+  return bytes;
+}
+
+function valueBytes(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (Array.isArray(value)) {
+    let bytes = 0;
+    for (const item of value) bytes += valueBytes(item);
+    return bytes;
+  }
+  return 8;
 }
