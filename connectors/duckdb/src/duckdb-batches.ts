@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBType, DuckDBValue, DuckDBVector } from "@duckdb/node-api";
-import { allocate, BATCH_BYTES, type Column, type ColumnVector, type RecordBatch, storageOf } from "@sqlload/core";
+import { allocate, BATCH_BYTES, type Column, type ColumnVector, type RecordBatch, storageOf, valueBytes } from "@sqlload/core";
 import { type FromDuckDB, fromDuckDB } from "./duckdb-values.js";
 
 /** Rows per yielded batch: 16 DuckDB chunks, large enough that per-batch work vanishes, small enough to stream. */
@@ -118,7 +118,7 @@ class BatchBuilder {
     }
     const value = (this.converters[c] as FromDuckDB)(item);
     (this.values[c] as unknown[])[slot] = value;
-    if (Array.isArray(this.values[c])) this.bytes += sizeOf(value);
+    if (Array.isArray(this.values[c])) this.bytes += valueBytes(value);
   }
 
   flush(): RecordBatch {
@@ -141,16 +141,4 @@ class BatchBuilder {
     this.length = 0;
     this.bytes = 0;
   }
-}
-
-/** What BatchBuilder.bytes counts for a value of varying size: a list's elements, 8 for anything of fixed size in one. */
-function sizeOf(value: unknown): number {
-  if (typeof value === "string") return value.length;
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (Array.isArray(value)) {
-    let bytes = 0;
-    for (const item of value) if (item !== null) bytes += sizeOf(item);
-    return bytes;
-  }
-  return 8;
 }

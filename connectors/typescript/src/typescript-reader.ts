@@ -11,6 +11,7 @@ import {
   type SourceItem,
   type SourceTableReader,
   SqlloadError,
+  valueBytes,
 } from "@sqlload/core";
 import { type Context, isCheckpoint, type TableDefinition } from "./api.js";
 import { cursorArgument } from "./cursor-arguments.js";
@@ -188,15 +189,4 @@ function rowBytes(row: Record<string, unknown>): number {
   let bytes = 0;
   for (const key in row) bytes += valueBytes(row[key]);
   return bytes;
-}
-
-function valueBytes(value: unknown): number {
-  if (typeof value === "string") return value.length;
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (Array.isArray(value)) {
-    let bytes = 0;
-    for (const item of value) bytes += valueBytes(item);
-    return bytes;
-  }
-  return 8;
 }

@@ -5,7 +5,7 @@ export { parseRateLimit, type RateLimit } from "./config/rate-limit.js";
 export { camelCase, type SettingSpec, snakeCase, tableSettingSpecs, writeStrategies } from "./config/schema.js";
 export { closest, didYouMean } from "./config/suggest.js";
 export { checkCombinations, type TableSettings, validateTableSettings } from "./config/table-settings.js";
-export { BATCH_BYTES } from "./connector/batch-bytes.js";
+export { BATCH_BYTES, valueBytes } from "./connector/batch-bytes.js";
 export {
   type CommitModel,
   commitModels,

@@ -1,7 +1,7 @@
 import { compareCodePoints } from "../cursor/compare.js";
 import { type CursorValue, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
-import { BATCH_BYTES } from "./batch-bytes.js";
+import { BATCH_BYTES, valueBytes } from "./batch-bytes.js";
 import type { Column, LogicalType, Schema } from "./logical-types.js";
 
 /**
@@ -232,7 +232,7 @@ export class RecordBatchBuilder {
       const value = toStorageValue(column.type, raw);
       if (value === undefined) this.fail(i, column, raw, `expected ${column.type.kind}`);
       (this.values[c] as unknown[])[i] = value;
-      if (this.measured[c]) this.heldBytes += storageBytes(value);
+      if (this.measured[c]) this.heldBytes += valueBytes(value);
     }
     this.size++;
   }
@@ -263,18 +263,6 @@ export class RecordBatchBuilder {
     this.nulls = this.schema.map(() => undefined);
     return batch;
   }
-}
-
-/** What RecordBatchBuilder.bytes counts for one storage value. */
-function storageBytes(value: unknown): number {
-  if (typeof value === "string") return value.length;
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (Array.isArray(value)) {
-    let bytes = 0;
-    for (const item of value) bytes += item === null ? 0 : storageBytes(item);
-    return bytes;
-  }
-  return 8;
 }
 
 function sliceValues(values: ColumnVector["values"], start: number, end: number): ColumnVector["values"] {
