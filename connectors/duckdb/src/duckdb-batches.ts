@@ -69,7 +69,9 @@ class BatchBuilder {
     types: readonly DuckDBType[],
   ) {
     this.converters = types.map((t) => fromDuckDB(t));
-    schema.forEach((column, c) => (storageOf(column.type) === "array" ? this.varying : this.fixed).push(c));
+    schema.forEach((column, c) => {
+      (storageOf(column.type) === "array" ? this.varying : this.fixed).push(c);
+    });
     this.reset();
   }
 
