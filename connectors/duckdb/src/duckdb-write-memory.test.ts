@@ -37,6 +37,8 @@ describe("measureBatch", () => {
       ["u", 70_000],
     ]);
     expect(measure.bytes).toBe(16 + 3 * 32 + 5 + 4000 + 9000 + 70_000);
+    // Values under 4 KB: "short" and the 4,000 bytes of é.
+    expect(measure.short).toBe(5 + 4000);
   });
 
   it("measures a list by its elements, nested ones too", () => {
@@ -48,41 +50,55 @@ describe("measureBatch", () => {
     const measure = measureBatch(batch);
     expect([...measure.longest]).toEqual([["tags", 100_000]]);
     expect(measure.bytes).toBe(48 + 1 + 100_000 + 2 + 5000);
+    expect(measure.short).toBe(1 + 2);
+  });
+
+  it("counts text beyond ASCII in UTF-8 bytes, short values too", () => {
+    const batch: RecordBatch = {
+      schema: [{ name: "t", type: text, nullable: true }],
+      length: 2,
+      columns: [{ values: ["漢".repeat(1297), "ab"] }],
+    };
+    expect(measureBatch(batch).short).toBe(3 * 1297 + 2);
   });
 });
 
 describe("memoryForWrites", () => {
+  const MB = 1e6;
   it("counts values DuckDB stores out of line four times over, 2,048 at a time", () => {
-    expect(memoryForWrites([100_000, 50_000], 0)).toBe(4 * 2048 * 150_000);
+    expect(memoryForWrites({ longest: [100_000, 50_000, OVERFLOW_BYTES - 1], shortVector: 0, columns: 0 })).toBe(
+      4 * 2048 * 150_000,
+    );
   });
 
-  it("counts shorter text twice over, 2,048 rows at a time, and every column", () => {
-    expect(memoryForWrites([OVERFLOW_BYTES - 1, 100], 0)).toBe(2 * 2048 * (OVERFLOW_BYTES - 1 + 100));
-    expect(memoryForWrites([100_000, 3_500], 3)).toBe(2048 * (4 * 100_000 + 2 * 3_500) + 3 * 640 * 1024);
+  it("counts a vector of shorter text twice over, and 1.25 MiB a column", () => {
+    expect(memoryForWrites({ longest: [100_000, 3_500], shortVector: 2048 * 3_500, columns: 3 })).toBe(
+      2048 * (4 * 100_000 + 2 * 3_500) + 3 * 1.25 * 1024 * 1024,
+    );
   });
 
-  it("needs more than 256 MB for the shapes that failed under it, and less for ordinary rows", () => {
-    // 40 columns of 3,500 characters, and 1,000 columns of 10: both failed to commit under 256 MB.
-    expect(memoryForWrites(Array(40).fill(3_500), 40)).toBeGreaterThan(298e6);
-    expect(memoryForWrites(Array(1000).fill(10), 1000)).toBeGreaterThan(331e6);
+  it("needs more than DuckDB did for the shapes that failed under 256 MB, and less than 256 MB for ordinary rows", () => {
+    // 40 columns of 3,500 characters needed 298 MB; 1,000 columns appended to a table with rows 1,054 MB.
+    expect(memoryForWrites({ longest: [], shortVector: 2048 * 40 * 3_500, columns: 40 })).toBeGreaterThan(298 * MB);
+    expect(memoryForWrites({ longest: [], shortVector: 2048 * 1000 * 10, columns: 1000 })).toBeGreaterThan(1054 * MB);
     // Rows of 1 KB, and 121 bigint columns: they load under 256 MB.
-    expect(memoryForWrites([1_000, 10, 12], 5)).toBeLessThan(16e6);
-    expect(memoryForWrites([], 121)).toBeLessThan(256e6);
+    expect(memoryForWrites({ longest: [1_000], shortVector: 2048 * 1_030, columns: 5 })).toBeLessThan(16 * MB);
+    expect(memoryForWrites({ longest: [], shortVector: 0, columns: 121 })).toBeLessThan(256 * MB);
   });
 });
 
-/** A measure of no columns but its text ones, so that the needs below are the long values' alone. */
-const longest = (entries: [string, number][]) => ({ columns: 0, longest: new Map(entries) });
+/** A measure of no columns and no short text, so that the needs below are the long values' alone. */
+const longest = (entries: [string, number][]) => ({ columns: 0, short: 0, longest: new Map(entries) });
 
 describe("WriteMemory", () => {
   it("raises the limit only past what it is, never lowers it, and stops at its ceiling", async () => {
     const set: number[] = [];
     const memory = new WriteMemory(256e6, async (bytes) => void set.push(bytes), 2e9);
-    await memory.fit("t", longest([["doc", 20_000]])); // 164 MB: under the limit
-    await memory.fit("t", longest([["doc", 100_000]]));
-    await memory.fit("u", longest([["a", 50_000]])); // another table needing less
-    await memory.fit("t", longest([["other", 200_000]])); // two long columns: 300 KB a row
-    await memory.fit("t", longest([["doc", 90_000]]));
+    await memory.fit("t", longest([["doc", 20_000]]), 100); // 164 MB: under the limit
+    await memory.fit("t", longest([["doc", 100_000]]), 100);
+    await memory.fit("u", longest([["a", 50_000]]), 100); // another table needing less
+    await memory.fit("t", longest([["other", 200_000]]), 100); // two long columns: 300 KB a row
+    await memory.fit("t", longest([["doc", 90_000]]), 100);
     expect(set).toEqual([4 * 2048 * 100_000, 2e9]);
     expect(memory.bytes).toBe(2e9);
   });
@@ -93,17 +109,28 @@ describe("WriteMemory", () => {
       await new Promise((resolve) => setTimeout(resolve, bytes === 4 * 2048 * 10_000 ? 20 : 0));
       current = bytes;
     });
-    await Promise.all([memory.fit("a", longest([["x", 10_000]])), memory.fit("b", longest([["y", 20_000]]))]);
+    await Promise.all([memory.fit("a", longest([["x", 10_000]]), 100), memory.fit("b", longest([["y", 20_000]]), 100)]);
     expect(current).toBe(4 * 2048 * 20_000);
   });
 
   it("raises the limit for a table of many columns, counted by the most a batch had", async () => {
     const set: number[] = [];
     const memory = new WriteMemory(256e6, async (bytes) => void set.push(bytes), 2e9);
-    await memory.fit("wide", { columns: 300, longest: new Map() });
+    await memory.fit("wide", { columns: 150, short: 0, longest: new Map() }, 100);
     expect(set).toEqual([]);
-    await memory.fit("wide", { columns: 1000, longest: new Map([["c1", 10]]) });
-    await memory.fit("wide", { columns: 10, longest: new Map() });
-    expect(set).toEqual([1000 * 640 * 1024 + 2 * 2048 * 10]);
+    await memory.fit("wide", { columns: 1000, short: 100 * 10, longest: new Map([["c1", 10]]) }, 100);
+    await memory.fit("wide", { columns: 10, short: 0, longest: new Map() }, 100);
+    expect(set).toEqual([1000 * 1.25 * 1024 * 1024 + 2 * 2048 * 10]);
+  });
+
+  it("counts shorter text by what rows hold on average in a batch, not by a column's longest value", async () => {
+    const set: number[] = [];
+    const memory = new WriteMemory(256e6, async (bytes) => void set.push(bytes), 2e9);
+    // 40 columns; one row in a batch of 1,000 holds 3,500 bytes in each, the others 10.
+    await memory.fit("t", { columns: 40, short: 40 * (3_500 + 999 * 10), longest: new Map([["c0", 3_500]]) }, 1000);
+    expect(set).toEqual([]);
+    // Then a batch whose 60 rows all hold 40 values of 3,500 bytes.
+    await memory.fit("t", { columns: 40, short: 60 * 40 * 3_500, longest: new Map([["c0", 3_500]]) }, 60);
+    expect(set).toEqual([2 * 2048 * 40 * 3_500 + 40 * 1.25 * 1024 * 1024]);
   });
 });

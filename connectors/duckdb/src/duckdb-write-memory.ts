@@ -22,30 +22,36 @@ const HEADROOM = 4;
  * Shorter text stays in the row group's own blocks, yet a commit smaller than a row group keeps
  * about a vector of it pinned too (DuckDB 1.5.6, 32,768-row groups, the smallest limit that
  * committed): 40 columns of 3,500 characters (287 MB a vector) needed 298 MB, 20 of 3,500 149 MB,
- * 60 of 1,000 147 MB, 40 of 650 78 MB. So 40 of 3,500 failed under 256 MB, a value's length under
- * OVERFLOW_BYTES. The limit given is this many times a vector's bytes of it.
+ * 60 of 1,000 147 MB, 40 of 650 78 MB. So 40 of 3,500 failed under 256 MB, each value under
+ * OVERFLOW_BYTES. The limit given is this many times a vector's bytes of it, a vector's bytes being
+ * 2,048 times what a row held on average in the widest batch (a column's longest value would count
+ * one long row among short ones 2,048 times).
  */
 const SHORT_HEADROOM = 2;
 
 /**
- * And each column keeps blocks it is being filled in pinned, whatever its type: 1,000 columns of 10
- * characters needed 331 MB and failed under 256 MB, 400 columns 134 MB; 121 `bigint` columns failed
- * under 32 MB. The limit given is this much a column, about twice what they took.
+ * And each column keeps blocks pinned, whatever its type: a first commit of 1,000 columns of 10
+ * characters needed 331 MB, 400 columns 134 MB; appending to a table that holds rows already, about
+ * 1.05 MB a column (1,000 columns 1,047–1,054 MB, 400 columns 317–324 MB, a merge of 700 columns
+ * 740–751 MB); 121 `bigint` columns failed under 32 MB. The limit given is this much a column.
  */
-const COLUMN_BYTES = 640 * 1024;
+const COLUMN_BYTES = 1.25 * 1024 * 1024;
 
-/**
- * The memory_limit DuckDB needs to write rows of `columns` columns whose longest values are these,
- * by column (text, blobs and lists, in bytes).
- */
-export function memoryForWrites(longest: Iterable<number>, columns: number): number {
+/** What the writes of one table need DuckDB's memory for, as measured over its batches. */
+export interface WriteNeed {
+  /** Each column's longest value, in bytes (a list's: its longest element's). */
+  readonly longest: Iterable<number>;
+  /** The bytes of values under OVERFLOW_BYTES that 2,048 rows hold, at most. */
+  readonly shortVector: number;
+  /** The table's columns, all of them: the appender fills those a batch lacks. */
+  readonly columns: number;
+}
+
+/** The memory_limit DuckDB needs to write a table's rows. */
+export function memoryForWrites(need: WriteNeed): number {
   let long = 0;
-  let short = 0;
-  for (const bytes of longest) {
-    if (bytes >= OVERFLOW_BYTES) long += bytes;
-    else short += bytes;
-  }
-  return DUCKDB_VECTOR_SIZE * (HEADROOM * long + SHORT_HEADROOM * short) + COLUMN_BYTES * columns;
+  for (const bytes of need.longest) if (bytes >= OVERFLOW_BYTES) long += bytes;
+  return HEADROOM * DUCKDB_VECTOR_SIZE * long + SHORT_HEADROOM * need.shortVector + COLUMN_BYTES * need.columns;
 }
 
 /** DuckDB's own default limit: 80% of the memory this process may use. The most a target raises its limit to. */
@@ -55,18 +61,21 @@ export function duckdbDefaultLimit(): number {
   return Math.floor(memory * 0.8);
 }
 
-/** What an appender holds of a batch, near enough, and the longest value of each column, in bytes. */
+/** What an appender holds of a batch, near enough, and what it tells of the table's need. */
 export interface BatchMeasure {
   readonly bytes: number;
   /** The batch's columns, all of them. */
   readonly columns: number;
   /** By the batch's column names, lower case (DuckDB's names are case-insensitive); 0 for columns of no text. */
   readonly longest: ReadonlyMap<string, number>;
+  /** The bytes of values (and list elements) under OVERFLOW_BYTES, over all its rows. */
+  readonly short: number;
 }
 
-/** Typed arrays as they are, 16 bytes a slot (DuckDB's string slot) plus the text or blob itself. */
+/** Typed arrays as they are, 16 bytes a slot (DuckDB's string slot) plus the text or blob itself, in UTF-8. */
 export function measureBatch(batch: RecordBatch): BatchMeasure {
   let bytes = 0;
+  let short = 0;
   const longest = new Map<string, number>();
   batch.columns.forEach((column, c) => {
     const name = (batch.schema[c]?.name ?? "").toLowerCase();
@@ -76,7 +85,9 @@ export function measureBatch(batch: RecordBatch): BatchMeasure {
       bytes += 16 * batch.length;
       for (let i = 0; i < batch.length; i++) {
         const length = fields.length[i] as number;
-        if (length > 0) bytes += length;
+        if (length <= 0) continue;
+        bytes += length;
+        if (length < OVERFLOW_BYTES) short += length;
         if (length > max) max = length;
       }
       longest.set(name, max);
@@ -87,20 +98,21 @@ export function measureBatch(batch: RecordBatch): BatchMeasure {
       bytes += values.byteLength;
       return;
     }
-    const measured = { bytes: 16 * batch.length, longest: 0 };
+    const measured = { bytes: 16 * batch.length, short: 0, longest: 0 };
     for (let i = 0; i < batch.length; i++) measureValue(values[i], measured);
     bytes += measured.bytes;
+    short += measured.short;
     longest.set(name, measured.longest);
   });
-  return { bytes, columns: batch.columns.length, longest };
+  return { bytes, columns: batch.columns.length, longest, short };
 }
 
-/** Adds a value's bytes to `into`, and its length (a list's: its longest element's) to the longest. */
-function measureValue(value: unknown, into: { bytes: number; longest: number }): void {
+/** Adds a value's bytes to `into` (and to its short ones), and its length (a list's: its longest element's) to the longest. */
+function measureValue(value: unknown, into: { bytes: number; short: number; longest: number }): void {
   let length: number;
   if (typeof value === "string") {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit: only a string that long may reach OVERFLOW_BYTES.
-    length = value.length * 3 >= OVERFLOW_BYTES ? Buffer.byteLength(value) : value.length;
+    // UTF-8 takes up to 3 bytes per UTF-16 unit; below 64 units the difference is not worth a call.
+    length = value.length >= 64 ? Buffer.byteLength(value) : value.length;
   } else if (value instanceof Uint8Array) {
     length = value.byteLength;
   } else if (Array.isArray(value)) {
@@ -111,6 +123,7 @@ function measureValue(value: unknown, into: { bytes: number; longest: number }):
     return;
   }
   into.bytes += length;
+  if (length < OVERFLOW_BYTES) into.short += length;
   if (length > into.longest) into.longest = length;
 }
 
@@ -126,8 +139,8 @@ function measureValue(value: unknown, into: { bytes: number; longest: number }):
  * next opened, under DuckDB's own limit (duckdb-database.ts).
  */
 export class WriteMemory {
-  /** By table: its most columns, and its longest value by column, over the batches written. */
-  private readonly tables = new Map<string, { columns: number; readonly longest: Map<string, number> }>();
+  /** By table: what its batches so far need (see WriteNeed). */
+  private readonly tables = new Map<string, { columns: number; shortVector: number; readonly longest: Map<string, number> }>();
   /** The SETs in order: each sets the limit as it is when it runs, so a later, higher one is never undone. */
   private setting: Promise<void> = Promise.resolve();
 
@@ -137,13 +150,17 @@ export class WriteMemory {
     private readonly ceiling = duckdbDefaultLimit(),
   ) {}
 
-  /** Takes a batch's measure into `table`'s account and raises the limit if the table's rows need it. */
-  async fit(table: string, measure: Pick<BatchMeasure, "columns" | "longest">): Promise<void> {
+  /**
+   * Takes a batch's measure into `table`'s account and raises the limit if the table's rows need
+   * it. `rows`: the batch's; `columns` the table's, when it has more than the batch.
+   */
+  async fit(table: string, measure: Pick<BatchMeasure, "columns" | "longest" | "short">, rows: number): Promise<void> {
     let seen = this.tables.get(table);
-    if (!seen) this.tables.set(table, (seen = { columns: 0, longest: new Map() }));
+    if (!seen) this.tables.set(table, (seen = { columns: 0, shortVector: 0, longest: new Map() }));
     seen.columns = Math.max(seen.columns, measure.columns);
+    if (rows > 0) seen.shortVector = Math.max(seen.shortVector, (measure.short / rows) * DUCKDB_VECTOR_SIZE);
     for (const [name, bytes] of measure.longest) if (bytes > (seen.longest.get(name) ?? 0)) seen.longest.set(name, bytes);
-    const need = Math.min(memoryForWrites(seen.longest.values(), seen.columns), this.ceiling);
+    const need = Math.min(memoryForWrites({ ...seen, longest: seen.longest.values() }), this.ceiling);
     if (need <= this.limit) return;
     // Set before the await: a unit that measures meanwhile compares against the new limit.
     const before = this.limit;

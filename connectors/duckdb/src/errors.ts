@@ -60,7 +60,7 @@ function memoryHint(message: string): string | undefined {
     return `DuckDB could not checkpoint the file after a commit, and refuses further work on it in this run; what was committed is kept (in its write-ahead log), and the next run checkpoints it first. ${raise}`;
   }
   if (OUT_OF_MEMORY.test(message)) {
-    return `DuckDB ran out of the target's memory_limit. Long text or blobs need the most: DuckDB reads 2,048 of them at a time. ${raise}`;
+    return `DuckDB ran out of the target's memory_limit. Long text or blobs, wide rows and tables of many columns need the most: DuckDB keeps 2,048 rows of text and a block of every column in memory while it writes. ${raise}`;
   }
   return undefined;
 }

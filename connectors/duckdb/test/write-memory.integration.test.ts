@@ -44,8 +44,8 @@ describe("long text into a DuckDB target under the default memory_limit", () => 
     try {
       expect(await limitMB("one-commit.duckdb")).toBeCloseTo(256, 0);
       await load(target, ref, docs, docBatches(0, 3000, 100_000));
-      // Four vectors' worth of the longest value, 4 × 2,048 × 100,000 bytes, and 640 KB a column.
-      expect(await limitMB("one-commit.duckdb")).toBeCloseTo(821, 0);
+      // Four vectors' worth of the longest value, 4 × 2,048 × 100,000 bytes, and 1.25 MiB a column.
+      expect(await limitMB("one-commit.duckdb")).toBeCloseTo(822, 0);
     } finally {
       await target.close();
     }
@@ -210,5 +210,43 @@ describe("wide rows into a DuckDB target under the default memory_limit", () => 
   it("commits rows of 1,000 columns", async () => {
     expect(await loadWide("thousand.duckdb", 1000, 3000, 10)).toBeGreaterThan(331);
     expect(await query("thousand.duckdb", "SELECT count(*), count(DISTINCT c999) FROM raw.wide")).toEqual([[3000n, 3000n]]);
+  });
+
+  it("appends to a table of 700 columns that holds rows already", async () => {
+    // A later commit into a table with rows needed about 1.05 MB a column: this one failed under 640 KB a column.
+    const path = "appended.duckdb";
+    const columns = Array.from({ length: 700 }, (_, c) => col(`c${c}`, t("int64")));
+    const rows = (from: number): RecordBatch[] =>
+      Array.from({ length: 30 }, (_, b) => ({
+        schema: columns,
+        length: 100,
+        columns: columns.map((_, c) => ({
+          values: BigInt64Array.from({ length: 100 }, (_, i) => BigInt(from + b * 100 + i + c)),
+        })),
+      }));
+    const target = await openTarget(path);
+    try {
+      await load(target, { schema: "raw", name: "many" }, columns, rows(0));
+      await load(target, { schema: "raw", name: "many" }, columns, rows(3000));
+    } finally {
+      await target.close();
+    }
+    expect(await query(path, "SELECT count(*), count(DISTINCT c0) FROM raw.many")).toEqual([[6000n, 6000n]]);
+  });
+
+  it("counts the table's columns, not only those a batch has", async () => {
+    // Batches of 11 of a table's 1,011 columns: the appender fills the other 1,000 with NULLs.
+    const path = "narrowed.duckdb";
+    const all = Array.from({ length: 1011 }, (_, c) => col(`c${c}`, t("text")));
+    const some = all.slice(0, 11);
+    const target = await openTarget(path);
+    try {
+      await load(target, { schema: "raw", name: "narrowed" }, all, wideBatches(all, 1, 1));
+      await load(target, { schema: "raw", name: "narrowed" }, some, wideBatches(some, 3000, 10));
+      expect(await limitMB(path)).toBeGreaterThan(1000);
+    } finally {
+      await target.close();
+    }
+    expect(await query(path, "SELECT count(*), count(c10), count(c11) FROM raw.narrowed")).toEqual([[3001n, 3001n, 1n]]);
   });
 });
