@@ -94,7 +94,7 @@ class BatchBuilder {
       const vectors = this.varying.map((c) => chunk.getColumnVector(c));
       for (let i = 0; i < room; i++) {
         for (let v = 0; v < vectors.length; v++)
-          this.convert(vectors[v] as DuckDBVector, this.varying[v] as number, from + i, offset + i);
+          this.bytes += valueBytes(this.convert(vectors[v] as DuckDBVector, this.varying[v] as number, from + i, offset + i));
         if (this.bytes >= BATCH_BYTES) {
           take = i + 1;
           break;
@@ -109,18 +109,18 @@ class BatchBuilder {
     return from + take;
   }
 
-  /** Converts row `row` of `vector` (column `c`) into slot `slot`, counting its bytes when its size varies. */
-  private convert(vector: DuckDBVector, c: number, row: number, slot: number): void {
+  /** Converts row `row` of `vector` (column `c`) into slot `slot`, and returns the value stored (null for NULL). */
+  private convert(vector: DuckDBVector, c: number, row: number, slot: number): unknown {
     const item = vector.getItem(row);
     if (item === null) {
       let nulls = this.nulls[c];
       if (!nulls) this.nulls[c] = nulls = new Uint8Array(BATCH_ROWS);
       nulls[slot] = 1;
-      return;
+      return null;
     }
     const value = (this.converters[c] as FromDuckDB)(item);
     (this.values[c] as unknown[])[slot] = value;
-    if (Array.isArray(this.values[c])) this.bytes += valueBytes(value);
+    return value;
   }
 
   flush(): RecordBatch {

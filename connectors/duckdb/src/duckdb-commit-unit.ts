@@ -131,7 +131,7 @@ class DuckDBCommitUnit implements CommitUnit {
     this.check();
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(batch.schema));
     const measure = measureBatch(batch);
-    await this.fitWriteMemory(measure, batch.length);
+    await this.fitWriteMemory(measure);
     if (this.options.strategy === "merge") return this.merge(batch);
     await this.guard(async () => {
       this.appender ??= await TableAppender.open(this.connection, {
@@ -151,12 +151,12 @@ class DuckDBCommitUnit implements CommitUnit {
   }
 
   /** Raises the file's memory_limit to what the table's rows need (duckdb-write-memory.ts). */
-  private async fitWriteMemory(measure: BatchMeasure, rows: number): Promise<void> {
+  private async fitWriteMemory(measure: BatchMeasure): Promise<void> {
     const memory = this.db.writeMemory;
     if (!memory) return;
     // The appender fills the columns a batch lacks (dropped from the source, or not selected) with NULLs.
     const columns = Math.max(measure.columns, this.columns?.length ?? 0);
-    await this.guard(() => memory.fit(this.table, { ...measure, columns }, rows));
+    await this.guard(() => memory.fit(this.table, { ...measure, columns }));
   }
 
   async ingestFiles(scan: FileScan, columns: readonly string[]): Promise<FileScanWritten> {

@@ -88,17 +88,17 @@ describe("memoryForWrites", () => {
 });
 
 /** A measure of no columns and no short text, so that the needs below are the long values' alone. */
-const longest = (entries: [string, number][]) => ({ columns: 0, short: 0, longest: new Map(entries) });
+const longest = (entries: [string, number][]) => ({ rows: 100, columns: 0, short: 0, longest: new Map(entries) });
 
 describe("WriteMemory", () => {
   it("raises the limit only past what it is, never lowers it, and stops at its ceiling", async () => {
     const set: number[] = [];
     const memory = new WriteMemory(256e6, async (bytes) => void set.push(bytes), 2e9);
-    await memory.fit("t", longest([["doc", 20_000]]), 100); // 164 MB: under the limit
-    await memory.fit("t", longest([["doc", 100_000]]), 100);
-    await memory.fit("u", longest([["a", 50_000]]), 100); // another table needing less
-    await memory.fit("t", longest([["other", 200_000]]), 100); // two long columns: 300 KB a row
-    await memory.fit("t", longest([["doc", 90_000]]), 100);
+    await memory.fit("t", longest([["doc", 20_000]])); // 164 MB: under the limit
+    await memory.fit("t", longest([["doc", 100_000]]));
+    await memory.fit("u", longest([["a", 50_000]])); // another table needing less
+    await memory.fit("t", longest([["other", 200_000]])); // two long columns: 300 KB a row
+    await memory.fit("t", longest([["doc", 90_000]]));
     expect(set).toEqual([4 * 2048 * 100_000, 2e9]);
     expect(memory.bytes).toBe(2e9);
   });
@@ -109,17 +109,17 @@ describe("WriteMemory", () => {
       await new Promise((resolve) => setTimeout(resolve, bytes === 4 * 2048 * 10_000 ? 20 : 0));
       current = bytes;
     });
-    await Promise.all([memory.fit("a", longest([["x", 10_000]]), 100), memory.fit("b", longest([["y", 20_000]]), 100)]);
+    await Promise.all([memory.fit("a", longest([["x", 10_000]])), memory.fit("b", longest([["y", 20_000]]))]);
     expect(current).toBe(4 * 2048 * 20_000);
   });
 
   it("raises the limit for a table of many columns, counted by the most a batch had", async () => {
     const set: number[] = [];
     const memory = new WriteMemory(256e6, async (bytes) => void set.push(bytes), 2e9);
-    await memory.fit("wide", { columns: 150, short: 0, longest: new Map() }, 100);
+    await memory.fit("wide", { rows: 100, columns: 150, short: 0, longest: new Map() });
     expect(set).toEqual([]);
-    await memory.fit("wide", { columns: 1000, short: 100 * 10, longest: new Map([["c1", 10]]) }, 100);
-    await memory.fit("wide", { columns: 10, short: 0, longest: new Map() }, 100);
+    await memory.fit("wide", { rows: 100, columns: 1000, short: 100 * 10, longest: new Map([["c1", 10]]) });
+    await memory.fit("wide", { rows: 100, columns: 10, short: 0, longest: new Map() });
     expect(set).toEqual([1000 * 1.25 * 1024 * 1024 + 2 * 2048 * 10]);
   });
 
@@ -127,10 +127,10 @@ describe("WriteMemory", () => {
     const set: number[] = [];
     const memory = new WriteMemory(256e6, async (bytes) => void set.push(bytes), 2e9);
     // 40 columns; one row in a batch of 1,000 holds 3,500 bytes in each, the others 10.
-    await memory.fit("t", { columns: 40, short: 40 * (3_500 + 999 * 10), longest: new Map([["c0", 3_500]]) }, 1000);
+    await memory.fit("t", { rows: 1000, columns: 40, short: 40 * (3_500 + 999 * 10), longest: new Map([["c0", 3_500]]) });
     expect(set).toEqual([]);
     // Then a batch whose 60 rows all hold 40 values of 3,500 bytes.
-    await memory.fit("t", { columns: 40, short: 60 * 40 * 3_500, longest: new Map([["c0", 3_500]]) }, 60);
+    await memory.fit("t", { rows: 60, columns: 40, short: 60 * 40 * 3_500, longest: new Map([["c0", 3_500]]) });
     expect(set).toEqual([2 * 2048 * 40 * 3_500 + 40 * 1.25 * 1024 * 1024]);
   });
 });

@@ -64,6 +64,7 @@ export function duckdbDefaultLimit(): number {
 /** What an appender holds of a batch, near enough, and what it tells of the table's need. */
 export interface BatchMeasure {
   readonly bytes: number;
+  readonly rows: number;
   /** The batch's columns, all of them. */
   readonly columns: number;
   /** By the batch's column names, lower case (DuckDB's names are case-insensitive); 0 for columns of no text. */
@@ -72,56 +73,56 @@ export interface BatchMeasure {
   readonly short: number;
 }
 
+/** What one column of a batch adds up to (see BatchMeasure). */
+interface ColumnMeasure {
+  bytes: number;
+  short: number;
+  longest: number;
+}
+
 /** Typed arrays as they are, 16 bytes a slot (DuckDB's string slot) plus the text or blob itself, in UTF-8. */
 export function measureBatch(batch: RecordBatch): BatchMeasure {
   let bytes = 0;
   let short = 0;
   const longest = new Map<string, number>();
   batch.columns.forEach((column, c) => {
-    const name = (batch.schema[c]?.name ?? "").toLowerCase();
-    const fields = column.utf8?.();
-    if (fields) {
-      let max = 0;
-      bytes += 16 * batch.length;
-      for (let i = 0; i < batch.length; i++) {
-        const length = fields.length[i] as number;
-        if (length <= 0) continue;
-        bytes += length;
-        if (length < OVERFLOW_BYTES) short += length;
-        if (length > max) max = length;
-      }
-      longest.set(name, max);
-      return;
-    }
     const values = column.values;
-    if (ArrayBuffer.isView(values)) {
+    const fields = column.utf8?.();
+    if (!fields && ArrayBuffer.isView(values)) {
       bytes += values.byteLength;
       return;
     }
-    const measured = { bytes: 16 * batch.length, short: 0, longest: 0 };
-    for (let i = 0; i < batch.length; i++) measureValue(values[i], measured);
+    const measured: ColumnMeasure = { bytes: 16 * batch.length, short: 0, longest: 0 };
+    if (fields) {
+      for (let i = 0; i < batch.length; i++) {
+        const length = fields.length[i] as number;
+        if (length > 0) addLength(length, measured);
+      }
+    } else {
+      for (let i = 0; i < batch.length; i++) measureValue(values[i], measured);
+    }
     bytes += measured.bytes;
     short += measured.short;
-    longest.set(name, measured.longest);
+    longest.set((batch.schema[c]?.name ?? "").toLowerCase(), measured.longest);
   });
-  return { bytes, columns: batch.columns.length, longest, short };
+  return { bytes, rows: batch.length, columns: batch.columns.length, longest, short };
 }
 
-/** Adds a value's bytes to `into` (and to its short ones), and its length (a list's: its longest element's) to the longest. */
-function measureValue(value: unknown, into: { bytes: number; short: number; longest: number }): void {
-  let length: number;
+/** Adds a value's bytes to `into` (a list's elements one by one). */
+function measureValue(value: unknown, into: ColumnMeasure): void {
   if (typeof value === "string") {
     // UTF-8 takes up to 3 bytes per UTF-16 unit; below 64 units the difference is not worth a call.
-    length = value.length >= 64 ? Buffer.byteLength(value) : value.length;
+    addLength(value.length >= 64 ? Buffer.byteLength(value) : value.length, into);
   } else if (value instanceof Uint8Array) {
-    length = value.byteLength;
+    addLength(value.byteLength, into);
   } else if (Array.isArray(value)) {
     // DuckDB stores a list's text elements in a child column, long ones as overflow strings too.
     for (const element of value) measureValue(element, into);
-    return;
-  } else {
-    return;
   }
+}
+
+/** Counts one value (or list element) of `length` bytes: into the bytes, the short ones under OVERFLOW_BYTES, the longest. */
+function addLength(length: number, into: ColumnMeasure): void {
   into.bytes += length;
   if (length < OVERFLOW_BYTES) into.short += length;
   if (length > into.longest) into.longest = length;
@@ -152,13 +153,13 @@ export class WriteMemory {
 
   /**
    * Takes a batch's measure into `table`'s account and raises the limit if the table's rows need
-   * it. `rows`: the batch's; `columns` the table's, when it has more than the batch.
+   * it. `columns`: the table's, when it has more than the batch.
    */
-  async fit(table: string, measure: Pick<BatchMeasure, "columns" | "longest" | "short">, rows: number): Promise<void> {
+  async fit(table: string, measure: Pick<BatchMeasure, "rows" | "columns" | "longest" | "short">): Promise<void> {
     let seen = this.tables.get(table);
     if (!seen) this.tables.set(table, (seen = { columns: 0, shortVector: 0, longest: new Map() }));
     seen.columns = Math.max(seen.columns, measure.columns);
-    if (rows > 0) seen.shortVector = Math.max(seen.shortVector, (measure.short / rows) * DUCKDB_VECTOR_SIZE);
+    if (measure.rows > 0) seen.shortVector = Math.max(seen.shortVector, (measure.short / measure.rows) * DUCKDB_VECTOR_SIZE);
     for (const [name, bytes] of measure.longest) if (bytes > (seen.longest.get(name) ?? 0)) seen.longest.set(name, bytes);
     const need = Math.min(memoryForWrites({ ...seen, longest: seen.longest.values() }), this.ceiling);
     if (need <= this.limit) return;

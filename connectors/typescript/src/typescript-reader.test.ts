@@ -12,15 +12,19 @@ function pages(rows: number, width: number) {
   });
 }
 
-async function batches(reader: TypeScriptReader): Promise<RecordBatch[]> {
-  const out: RecordBatch[] = [];
-  const items = reader.read({
+/** What a full read of the table yields, item by item. */
+function readAll(reader: TypeScriptReader): AsyncIterable<SourceItem> {
+  return reader.read({
     range: {},
     includeNulls: true,
     ordered: false,
     signal: new AbortController().signal,
   }) as AsyncIterable<SourceItem>;
-  for await (const item of items) if (item.kind === "batch") out.push(item.batch);
+}
+
+async function batches(reader: TypeScriptReader): Promise<RecordBatch[]> {
+  const out: RecordBatch[] = [];
+  for await (const item of readAll(reader)) if (item.kind === "batch") out.push(item.batch);
   return out;
 }
 
@@ -68,12 +72,7 @@ describe("TypeScriptReader batches", () => {
     const reader = new TypeScriptReader(table, undefined, "shop__feed");
     let rows = 0;
     const positions: [number, number][] = [];
-    for await (const item of reader.read({
-      range: {},
-      includeNulls: true,
-      ordered: false,
-      signal: new AbortController().signal,
-    })) {
+    for await (const item of readAll(reader)) {
       if (item.kind === "batch") rows += item.batch.length;
       if (item.kind === "checkpoint" && typeof item.state === "number") positions.push([item.state, rows]);
     }
@@ -95,12 +94,7 @@ describe("TypeScriptReader batches", () => {
     let atFirstBatch = 0;
     let rows = 0;
     const reader = new TypeScriptReader(table, undefined, "shop__big");
-    for await (const item of reader.read({
-      range: {},
-      includeNulls: true,
-      ordered: false,
-      signal: new AbortController().signal,
-    })) {
+    for await (const item of readAll(reader)) {
       if (item.kind !== "batch") continue;
       atFirstBatch ||= yielded;
       rows += item.batch.length;

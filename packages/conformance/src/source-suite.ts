@@ -97,7 +97,7 @@ class SourceCase {
    * range; the engine drops them with `keepInRange`, and so does this (on `cursorColumn`).
    */
   async read(table: OpenedTable, request: Partial<ReadRequest>, cursorColumn?: string): Promise<ReadResult> {
-    const full: ReadRequest = { range: {}, includeNulls: true, ordered: false, signal: new AbortController().signal, ...request };
+    const full = readRequest(request);
     const items: SourceItem[] = [];
     const rows: Record<string, unknown>[] = [];
     for await (const item of table.reader.read(full)) {
@@ -111,6 +111,11 @@ class SourceCase {
     }
     return { items, rows };
   }
+}
+
+/** A read of everything (NULL cursors included, any order), with what `request` sets instead. */
+function readRequest(request: Partial<ReadRequest> = {}): ReadRequest {
+  return { range: {}, includeNulls: true, ordered: false, signal: new AbortController().signal, ...request };
 }
 
 /**
@@ -379,10 +384,9 @@ export function describeSourceConformance(name: string, harness: SourceHarness):
           body: id >= narrow ? String(id).padEnd(width, "x") : id % 3 === 0 ? null : `n${id}`,
         }));
         const table = await s.openTable("wide", [col("id", "int64"), col("body", "text")], rows);
-        const request: ReadRequest = { range: {}, includeNulls: true, ordered: false, signal: new AbortController().signal };
         const sizes: number[] = [];
         let read = 0;
-        for await (const item of table.reader.read(request)) {
+        for await (const item of table.reader.read(readRequest())) {
           if (item.kind !== "batch") continue;
           // Measured now: a batch's columns may be reused once the next item is asked for.
           const body = item.batch.columns[item.batch.schema.findIndex((c) => c.name === "body")];
