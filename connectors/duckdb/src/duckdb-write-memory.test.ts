@@ -53,6 +53,40 @@ describe("measureBatch", () => {
     expect(measure.short).toBe(1 + 2);
   });
 
+  it("measures a column by its UTF-8 bytes without asking for its values", () => {
+    // A Postgres batch decodes a column's strings when its values are first asked for; the write
+    // copies the UTF-8 bytes, so decoding them to measure was a fifth of a load's time.
+    const column = {
+      get values(): never {
+        throw new Error("values decoded");
+      },
+      utf8: () => ({
+        buffers: [new Uint8Array(8)],
+        buffer: Int32Array.of(0, 0),
+        offset: Int32Array.of(0, 3),
+        length: Int32Array.of(3, 5),
+      }),
+    };
+    const batch: RecordBatch = { schema: [{ name: "status", type: text, nullable: true }], length: 2, columns: [column] };
+    const measure = measureBatch(batch);
+    expect(measure.short).toBe(8);
+    expect([...measure.longest]).toEqual([["status", 5]]);
+  });
+
+  it("counts decimals and uuids, which DuckDB stores in fixed slots, by their slots alone", () => {
+    const batch: RecordBatch = {
+      schema: [
+        { name: "amount", type: { kind: "decimal", precision: 38, scale: 2 }, nullable: true },
+        { name: "id", type: { kind: "uuid" }, nullable: true },
+      ],
+      length: 2,
+      columns: [{ values: ["12345678901234567890.12", null] }, { values: ["0b5e2a9c-5d1e-4c2b-9f3a-1a2b3c4d5e6f", null] }],
+    };
+    const measure = measureBatch(batch);
+    expect(measure.bytes).toBe(2 * 2 * 16);
+    expect(measure.short).toBe(0);
+  });
+
   it("counts text beyond ASCII in UTF-8 bytes, short values too", () => {
     const batch: RecordBatch = {
       schema: [{ name: "t", type: text, nullable: true }],
