@@ -42,6 +42,14 @@ export function copyColumn(
       return true;
     }
   }
+  if (type.typeId === DuckDBTypeId.DECIMAL) {
+    const scaled = source.scaled?.((type as DecimalType).scale);
+    if (scaled) {
+      copyScaled(vector, type as DecimalType, scaled, start, rows, fail);
+      writeValidity(vector, source.nulls, start, rows, false);
+      return true;
+    }
+  }
   const values = source.values as unknown;
   switch (type.typeId) {
     case DuckDBTypeId.BIGINT:
@@ -220,6 +228,15 @@ const POW10 = Array.from({ length: 19 }, (_, i) => 10 ** i);
 /** Digits a double holds exactly (10^15 < 2^53): below this many, a scaled decimal needs no bigint. */
 const EXACT_DIGITS = 15;
 
+/**
+ * The bytes DuckDB stores a DECIMAL of `width` digits in, and the magnitude a double (exact to 15
+ * digits) must stay under to fit it: a value of at most 15 digits can only overflow a narrower column.
+ */
+function decimalLayout(width: number): { bytes: 2 | 4 | 8 | 16; limit: number } {
+  const bytes = width <= 4 ? 2 : width <= 9 ? 4 : width <= 18 ? 8 : 16;
+  return { bytes, limit: width <= EXACT_DIGITS ? (POW10[width] as number) : Number.POSITIVE_INFINITY };
+}
+
 function copyDecimals(
   vector: duckdb.Vector,
   type: DecimalType,
@@ -230,9 +247,7 @@ function copyDecimals(
   fail: FailValue,
 ) {
   const { width, scale } = type;
-  const bytes = width <= 4 ? 2 : width <= 9 ? 4 : width <= 18 ? 8 : 16;
-  // A value of at most 15 digits, which the double path takes, can only overflow a narrower column.
-  const limit = width <= EXACT_DIGITS ? (POW10[width] as number) : Number.POSITIVE_INFINITY;
+  const { bytes, limit } = decimalLayout(width);
   const bigLimit = 10n ** BigInt(width);
   for (let i = 0; i < rows; i++) {
     const row = start + i;
@@ -266,6 +281,49 @@ function copyDecimals(
     }
   }
   bindings.copy_data_to_vector(vector, 0, decimals, 0, rows * bytes);
+}
+
+/** Decimals the source gave as scaled integers (ColumnVector.scaled): no string parsed, each checked against the width. */
+function copyScaled(
+  vector: duckdb.Vector,
+  type: DecimalType,
+  scaled: Float64Array,
+  start: number,
+  rows: number,
+  fail: FailValue,
+) {
+  const { width, scale } = type;
+  const { bytes, limit } = decimalLayout(width);
+  for (let i = 0; i < rows; i++) {
+    let value = scaled[start + i] as number;
+    if (Number.isNaN(value))
+      value = 0; // NULL: the validity mask says so
+    else if (value >= limit || value <= -limit) {
+      fail(start + i, new RangeError(`${formatScaled(value, scale)} does not fit DECIMAL(${width},${scale})`));
+    }
+    if (bytes === 2) decimal16[i] = value;
+    else if (bytes === 4) decimal32[i] = value;
+    else {
+      const words = bytes / 4;
+      // Two's complement in 32-bit words: the low one modulo 2^32, the next (signed) by floor division,
+      // the upper half of a 128-bit value the sign.
+      decimal64Low[words * i] = value;
+      decimal32[words * i + 1] = Math.floor(value / 4294967296);
+      if (bytes === 16) {
+        const sign = value < 0 ? -1 : 0;
+        decimal32[words * i + 2] = sign;
+        decimal32[words * i + 3] = sign;
+      }
+    }
+  }
+  bindings.copy_data_to_vector(vector, 0, decimals, 0, rows * bytes);
+}
+
+/** 12345 at scale 2 → "123.45": a scaled integer as the decimal it stands for. */
+function formatScaled(value: number, scale: number): string {
+  const digits = String(Math.abs(value)).padStart(scale + 1, "0");
+  const whole = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return value < 0 ? `-${whole}` : whole;
 }
 
 function scaleExact(text: string, scale: number, row: number, fail: FailValue): bigint {

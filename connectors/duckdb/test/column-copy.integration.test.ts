@@ -183,6 +183,61 @@ describe("whole-column writes into DuckDB", () => {
     }
   });
 
+  it("writes decimals given as scaled integers at each of DuckDB's widths, never asking for their strings", async () => {
+    const columns = [col("d4", dec(4, 1)), col("d9", dec(9, 3)), col("d18", dec(18, 4)), col("d38", dec(38, 10))];
+    const texts = {
+      d4: ["999.9", "-999.9", "0.0", "12.5"],
+      d9: ["999999.999", "-0.001", "123.450", "0.000"],
+      d18: ["99999999999.9999", "-99999999999.9999", "1.0000", "-0.0001"],
+      d38: ["99999.9999999999", "-99999.9999999999", "0.0000000001", "-12.5000000000"],
+    };
+    const rows: Record<string, unknown>[] = [];
+    // Past two data chunks, with NULLs at the chunk boundary.
+    for (let i = 0; i < 4500; i++) {
+      const row: Record<string, unknown> = {};
+      for (const [name, list] of Object.entries(texts)) row[name] = i === 2047 || i === 2048 || i % 11 === 5 ? null : list[i % 4];
+      rows.push(row);
+    }
+    const given = withUtf8(batch(columns, rows));
+    const scaledOnly: RecordBatch = {
+      ...given,
+      columns: given.columns.map((column, c) => {
+        expect(column.scaled?.(columns[c]?.type.kind === "decimal" ? columns[c].type.scale : 0)).toBeDefined();
+        return {
+          get values(): never {
+            throw new Error(`column ${columns[c]?.name}'s strings were asked for`);
+          },
+          nulls: column.nulls,
+          scaled: column.scaled,
+        };
+      }),
+    };
+    const target = await openTarget(project.dir, "scaled.duckdb");
+    try {
+      await load(target, { schema: "raw", name: "decimals" }, columns, [scaledOnly]);
+    } finally {
+      await target.close();
+    }
+    const back = await readBack(
+      "scaled.duckdb",
+      "SELECT d4::VARCHAR AS d4, d9::VARCHAR AS d9, d18::VARCHAR AS d18, d38::VARCHAR AS d38 FROM raw.decimals",
+    );
+    expect(back).toEqual(rows);
+  });
+
+  it("refuses a scaled decimal that overflows its column, naming row and column", async () => {
+    const columns = [col("d", dec(4, 1))];
+    const given = withUtf8(batch(columns, [{ d: "1.0" }, { d: "1000.0" }]));
+    const target = await openTarget(project.dir, "scaled-refused.duckdb");
+    try {
+      const error = await load(target, { schema: "raw", name: "refused" }, columns, [given]).catch((e: unknown) => e);
+      expect((error as SqlloadError).code).toBe("SL300");
+      expect((error as SqlloadError).message).toMatch(/row 2, column "d".*1000\.0 does not fit DECIMAL\(4,1\)/s);
+    } finally {
+      await target.close();
+    }
+  });
+
   it("copies fixed-width columns: bigints beyond 2^53, microsecond timestamps, dates, doubles, booleans", async () => {
     const columns = [
       col("i64", t("int64")),

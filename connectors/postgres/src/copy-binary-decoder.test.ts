@@ -163,6 +163,34 @@ describe("CopyBinaryDecoder", () => {
     expect([...(batch?.columns[0]?.values ?? [])]).toEqual(["ab", "c\ufffdd"]);
   });
 
+  it("gives numeric columns as scaled integers without decoding them, or nothing when a value has none", () => {
+    const columns = [pg("id", "int4"), pg("price", "numeric")];
+    const decodeRows = (prices: (string | null)[]) => {
+      const rows = prices.map((price, id) => ({ id, price }));
+      const stream = Buffer.concat([
+        HEADER,
+        ...new CopyBinaryEncoder(columns, "t").encode(batchFromRows(columns.map(plain), rows)),
+        TRAILER,
+      ]);
+      const decoder = new CopyBinaryDecoder(
+        columns.map(plain),
+        columns.map((c) => c.wire),
+      );
+      return [...decoder.push(stream), decoder.end()].find((b) => b);
+    };
+    const decoded = decodeRows(["12.50", null, "-0.01", "1234567890123.4"]);
+    const price = decoded?.batch.columns[1];
+    expect([...(price?.scaled?.(2) ?? [])]).toEqual([1250, Number.NaN, -1, 123456789012340]);
+    // The NULLs come from where the fields lie, not from decoding the values.
+    expect([...(price?.nulls ?? [])]).toEqual([0, 1, 0, 0]);
+    // Scale 1 would round -0.01: no scaled form, and the strings are still there.
+    expect(price?.scaled?.(1)).toBeUndefined();
+    expect([0, 2, 3].map((r) => price?.values[r])).toEqual(["12.50", "-0.01", "1234567890123.4"]);
+    expect(decoded?.batch.columns[0]?.scaled).toBeUndefined();
+    decoded?.expire();
+    expect(() => price?.scaled?.(2)).toThrow(/read after the next item was asked for/);
+  });
+
   it("refuses the bytes of a batch once it expired, as its values", () => {
     const columns = [pg("name", "text")];
     const stream = Buffer.concat([HEADER, Buffer.from([0, 1, ...int32(1), 0x61]), TRAILER]);

@@ -10,6 +10,7 @@ import {
   PG_EPOCH_MICROS,
   PG_EPOCH_MICROS_BIG,
   SIGNATURE,
+  scaleNumeric,
   TWO_32,
 } from "./copy-binary.js";
 import {
@@ -477,7 +478,11 @@ export class CopyBinaryDecoder {
       let decoded: DecodedColumn | undefined;
       // null: asked for, but not valid UTF-8.
       let bytes: Utf8Fields | null | undefined;
-      let bytesNulls: Uint8Array | undefined;
+      /** Where the fields lie, once a form that reads them in place (bytes, scaled) was asked for. */
+      let lengths: Int32Array | undefined;
+      let inPlaceNulls: Uint8Array | undefined;
+      /** By scale; null: asked for, but some value has no exact integer at that scale. */
+      let scaled: Map<number, Float64Array | null> | undefined;
       const decode = () => {
         decoded ??= decodeColumn(wire, index, c, ncols, n);
         return decoded;
@@ -489,16 +494,34 @@ export class CopyBinaryDecoder {
         },
         get nulls() {
           if (index.hasNull[c] !== 1) return undefined;
-          // A column written as bytes need not be decoded for its NULLs.
-          if (!decoded && bytes) return (bytesNulls ??= nullsOf(bytes.length));
+          // A column written as bytes or scaled integers need not be decoded for its NULLs.
+          if (!decoded && lengths) return (inPlaceNulls ??= nullsOf(lengths));
           return decode().nulls;
         },
+        scaled:
+          code === NUMERIC
+            ? (scale: number) => {
+                if (index.expired) throw expiredError();
+                scaled ??= new Map();
+                let got = scaled.get(scale);
+                if (got === undefined) {
+                  const located = locate(index, c, ncols, n);
+                  lengths = located.lengths;
+                  got = scaledNumerics(index, located, n, scale);
+                  scaled.set(scale, got);
+                }
+                return got ?? undefined;
+              }
+            : undefined,
         utf8:
           code === TEXT || code === JSONB
             ? () => {
                 // Checked on every call, not only the first: the bytes are the socket's, reused once expired.
                 if (index.expired) throw expiredError();
-                if (bytes === undefined) bytes = utf8Fields(index, c, ncols, n, code === JSONB);
+                if (bytes === undefined) {
+                  bytes = utf8Fields(index, c, ncols, n, code === JSONB);
+                  if (bytes) lengths = bytes.length;
+                }
                 return bytes ?? undefined;
               }
             : undefined,
@@ -675,6 +698,22 @@ function utf8Fields(index: FieldIndex, c: number, ncols: number, n: number, json
     if (!isValidUtf8(buf, q, len)) return null;
   }
   return { buffers: bufs, buffer: rowBuf.subarray(0, n), offset, length };
+}
+
+/** A numeric column's values times 10^scale (ColumnVector.scaled), NaN for NULL; null when one has no exact integer there. */
+function scaledNumerics(index: FieldIndex, located: ColumnFields, n: number, scale: number): Float64Array | null {
+  const out = new Float64Array(n);
+  const { views, rowBuf } = index;
+  for (let r = 0; r < n; r++) {
+    if ((located.lengths[r] as number) < 0) {
+      out[r] = Number.NaN;
+      continue;
+    }
+    const value = scaleNumeric(views[rowBuf[r] as number] as DataView, located.offsets[r] as number, scale);
+    if (Number.isNaN(value)) return null;
+    out[r] = value;
+  }
+  return out;
 }
 
 function isValidUtf8(buf: Buffer, start: number, length: number): boolean {

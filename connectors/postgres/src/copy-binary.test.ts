@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeNumeric, decodeUuid, encodeNumeric, encodeUuid } from "./copy-binary.js";
+import { decodeNumeric, decodeUuid, encodeNumeric, encodeUuid, scaleNumeric } from "./copy-binary.js";
 
 const roundTrip = (text: string) => {
   const encoded = encodeNumeric(text);
@@ -50,6 +50,63 @@ describe("numeric", () => {
         const text = `${negative ? "-" : ""}${canonicalInt}${frac === undefined ? "" : `.${frac}`}`;
         const zero = !/[1-9]/.test(text);
         expect(roundTrip(text)).toBe(zero ? text.replace(/^-/, "") : text);
+      }),
+    );
+  });
+});
+
+describe("numeric scaled to an integer", () => {
+  const scaled = (text: string, scale: number) => {
+    const encoded = encodeNumeric(text) as Buffer;
+    return scaleNumeric(new DataView(encoded.buffer, encoded.byteOffset, encoded.byteLength), 0, scale);
+  };
+
+  it.each([
+    ["0", 2, 0],
+    ["-1.50", 2, -150],
+    ["12.345", 3, 12345],
+    ["12.3400", 2, 1234],
+    ["0.0001", 4, 1],
+    ["0.00010000", 4, 1],
+    ["10000", 0, 10000],
+    ["99999999.99", 2, 9999999999],
+    ["-123456789012.345", 3, -123456789012345],
+    ["9007199254740991", 0, 2 ** 53 - 1],
+    ["7", 6, 7_000_000],
+  ])("%s at scale %i is %i", (text, scale, expected) => {
+    expect(scaled(text, scale)).toBe(expected);
+  });
+
+  it.each([
+    ["1.005", 2],
+    ["0.00001", 4],
+    ["9007199254740992", 0],
+    ["123456789012345678901234567890", 2],
+    ["NaN", 2],
+    ["Infinity", 0],
+    ["-Infinity", 0],
+  ])("%s at scale %i is NaN: rounded, past a double, or not a number", (text, scale) => {
+    expect(scaled(text, scale)).toBeNaN();
+  });
+
+  it("agrees with exact arithmetic on any decimal", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.nat(8), fc.nat(8), (unscaled, digits, scale) => {
+        const negative = unscaled < 0n;
+        const abs = (negative ? -unscaled : unscaled).toString().padStart(digits + 1, "0");
+        const text = `${negative ? "-" : ""}${abs.slice(0, abs.length - digits)}${digits ? `.${abs.slice(abs.length - digits)}` : ""}`;
+        // The value times 10^scale, when that is an integer.
+        const shift = scale - digits;
+        const exact =
+          shift >= 0
+            ? unscaled * 10n ** BigInt(shift)
+            : unscaled % 10n ** BigInt(-shift) === 0n
+              ? unscaled / 10n ** BigInt(-shift)
+              : undefined;
+        const fits = exact !== undefined && (exact < 0n ? -exact : exact) < 2n ** 53n;
+        const got = scaled(text, scale);
+        if (fits) expect(got).toBe(Number(exact));
+        else expect(got).toBeNaN();
       }),
     );
   });

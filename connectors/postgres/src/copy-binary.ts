@@ -103,6 +103,37 @@ export function decodeNumeric(view: DataView, offset: number): string {
   return sign === NUMERIC_NEG && ndigits > 0 ? `-${text}` : text;
 }
 
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+const EXACT = 2 ** 53;
+
+/**
+ * A binary `numeric` times 10^`scale` as an exact integer in a double (ColumnVector.scaled), or NaN
+ * when it is not one: NaN or an infinity, a nonzero digit below the scale (the value would be
+ * rounded), or 2^53 or more (a double would round it).
+ */
+export function scaleNumeric(view: DataView, offset: number, scale: number): number {
+  const ndigits = view.getInt16(offset);
+  const weight = view.getInt16(offset + 2);
+  const sign = view.getUint16(offset + 4);
+  if (sign !== NUMERIC_POS && sign !== NUMERIC_NEG) return Number.NaN;
+  let value = 0;
+  for (let i = 0; i < ndigits; i++) {
+    const digit = view.getInt16(offset + 8 + 2 * i);
+    // The power of ten this base-10000 digit's last decimal digit stands for, at the scale.
+    const exponent = 4 * (weight - i) + scale;
+    if (exponent >= 0) {
+      // A term or a sum past 2^53 is refused below; one past 10^22 is far past it.
+      value += exponent < POW10.length ? digit * (POW10[exponent] as number) : Number.POSITIVE_INFINITY;
+    } else if (exponent > -4) {
+      const unit = POW10[-exponent] as number;
+      if (digit % unit !== 0) return Number.NaN;
+      value += digit / unit;
+    } else if (digit !== 0) return Number.NaN;
+  }
+  if (!(value < EXACT)) return Number.NaN;
+  return sign === NUMERIC_NEG ? -value : value;
+}
+
 /** The most bytes `writeNumeric` writes for a text of `length` characters. */
 export function numericSizeBound(length: number): number {
   return 8 + 2 * (Math.ceil(length / 4) + 2);

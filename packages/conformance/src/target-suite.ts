@@ -744,6 +744,36 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
         });
       }
 
+      for (const c of typeCases.filter((c) => c.type.kind === "decimal")) {
+        const { values } = typeCaseValues(c, harness.skips);
+        test(`${c.title} given as scaled integers (as the Postgres source gives it)`, typeCaseNeeds(c), async (t) => {
+          const ref = t.ref();
+          const type = c.type as Extract<LogicalType, { kind: "decimal" }>;
+          const columns = [col("id", "int32"), col("v", type)];
+          // The widest value a double holds exactly at this width, both signs, and the case's own that fit.
+          const digits = "9".repeat(Math.min(type.precision, 15));
+          const widest = type.scale > 0 ? `${digits.slice(0, -type.scale) || "0"}.${digits.slice(-type.scale)}` : digits;
+          const candidates = [...values, widest, `-${widest}`, "0", null];
+          const fits = candidates.filter((v) => {
+            const one = withUtf8(batchFromRows(columns, [{ id: 0, v }]));
+            return one.columns[1]?.scaled?.(type.scale) !== undefined;
+          });
+          const rows = fits.map((v, id) => ({ id, v }));
+          const batch = withUtf8(batchFromRows(columns, rows));
+          expect(batch.columns[1]?.scaled?.(type.scale)).toBeDefined();
+          const ensured = await t.target.ensureTable(ref, columns, { strategy: "append" });
+          const unit = await t.begin(ref, ensured, {});
+          try {
+            await unit.write(batch);
+            await t.commit(ref, unit);
+          } catch (error) {
+            await unit.abort().catch(() => {});
+            throw error;
+          }
+          expect(await t.rows(ref, columns)).toEqual(normalizeRows(rows, columns));
+        });
+      }
+
       // Not through `test`: the zone must be set before the fixture connects, as engines read it then.
       defineCase(
         report,

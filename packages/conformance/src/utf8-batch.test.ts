@@ -30,6 +30,28 @@ describe("withUtf8", () => {
   });
 });
 
+describe("withUtf8 on decimals", () => {
+  const decimals = [col("id", "int32"), col("d", { kind: "decimal", precision: 18, scale: 3 })];
+  const scaled = (values: (string | null)[], scale: number) =>
+    withUtf8(
+      batchFromRows(
+        decimals,
+        values.map((d, id) => ({ id, d })),
+      ),
+    ).columns[1]?.scaled?.(scale);
+
+  it("gives each value times 10^scale, NULLs as NaN", () => {
+    expect([...(scaled(["1.500", null, "-0.001", "12.000"], 3) ?? [])]).toEqual([1500, Number.NaN, -1, 12000]);
+    expect([...(scaled(["1.500", "12.000"], 1) ?? [])]).toEqual([15, 120]);
+  });
+
+  it("gives none when a value would be rounded at that scale or passes 2^53", () => {
+    expect(scaled(["1.500", "-0.001"], 2)).toBeUndefined();
+    expect(scaled(["9007199254740.992"], 3)).toBeUndefined();
+    expect(scaled(["9007199254740.991"], 3)).toEqual(Float64Array.of(2 ** 53 - 1));
+  });
+});
+
 describe("expiringBatch with utf8", () => {
   it("overwrites the bytes on expiry, so a view kept past the write reads garbage", () => {
     const { batch, expire } = expiringBatch(columns, [{ id: 1, v: "kept past its write, out of line" }], { utf8: true });

@@ -5,10 +5,11 @@ const encoder = new TextEncoder();
 const FILLER = Uint8Array.of(0xff, 0xfe, 0x00);
 
 /**
- * The batch with each text and json column given also as its UTF-8 bytes (ColumnVector.utf8), as
- * the Postgres source gives them: rows alternate between two buffers, with other bytes before and
- * between the fields, so a target writing the bytes must honour every buffer index, offset and
- * length. `live` guards each read (see expiringBatch).
+ * The batch with each text and json column given also as its UTF-8 bytes (ColumnVector.utf8), and
+ * each decimal column also as scaled integers (ColumnVector.scaled), as the Postgres source gives
+ * them: rows alternate between two buffers, with other bytes before and between the fields, so a
+ * target writing the bytes must honour every buffer index, offset and length. `live` guards each
+ * read (see expiringBatch).
  */
 export function withUtf8(batch: RecordBatch, live: <T>(value: T) => T = (value) => value): RecordBatch {
   return utf8Batch(batch, live).batch;
@@ -22,6 +23,21 @@ export function utf8Batch(batch: RecordBatch, live: <T>(value: T) => T): { batch
   const buffers: Uint8Array[] = [];
   const columns = batch.columns.map((column, c): ColumnVector => {
     const kind = batch.schema[c]?.type.kind;
+    if (kind === "decimal") {
+      const byScale = new Map<number, Float64Array | undefined>();
+      return {
+        get values() {
+          return live(column.values);
+        },
+        get nulls() {
+          return live(column.nulls);
+        },
+        scaled: (scale) => {
+          if (!byScale.has(scale)) byScale.set(scale, scaledColumn(column, batch.length, scale));
+          return live(byScale.get(scale));
+        },
+      };
+    }
     if (kind !== "text" && kind !== "json") return column;
     const fields = spread(column, batch.length);
     buffers.push(...fields.buffers);
@@ -62,4 +78,29 @@ function spread(column: ColumnVector, n: number): Utf8Fields {
     part.size += bytes.length + FILLER.length;
   }
   return { buffers: parts.map(({ pieces, size }) => Buffer.concat(pieces, size)), buffer, offset, length };
+}
+
+/** The column's values times 10^scale (ColumnVector.scaled), or undefined when one is no exact integer under 2^53 there. */
+function scaledColumn(column: ColumnVector, n: number, scale: number): Float64Array | undefined {
+  const out = new Float64Array(n);
+  for (let r = 0; r < n; r++) {
+    if (column.nulls?.[r] === 1) {
+      out[r] = Number.NaN;
+      continue;
+    }
+    const value = exactScaled(String(column.values[r]), scale);
+    if (value === undefined) return undefined;
+    out[r] = value;
+  }
+  return out;
+}
+
+function exactScaled(text: string, scale: number): number | undefined {
+  const parts = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  if (!parts || (!parts[2] && !parts[3])) return undefined;
+  const fraction = parts[3] ?? "";
+  if (/[1-9]/.test(fraction.slice(scale))) return undefined;
+  const scaled = BigInt(`${parts[2] || "0"}${fraction.slice(0, scale).padEnd(scale, "0")}`);
+  if (scaled >= 2n ** 53n) return undefined;
+  return parts[1] === "-" ? -Number(scaled) : Number(scaled);
 }
