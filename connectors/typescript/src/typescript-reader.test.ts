@@ -1,15 +1,15 @@
 import { BATCH_BYTES, type Column, type RecordBatch, type SourceItem } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
-import { source } from "./api.js";
+import { source, type TableDefinition } from "./api.js";
 import { TypeScriptReader } from "./typescript-reader.js";
 
 const WIDE = 100_000;
 
 /** A table function yielding `rows` rows whose `body` is `width` characters. */
-function pages(rows: number, width: number) {
+function pages(rows: number, width: number): TableDefinition<unknown> {
   return source("shop").table({ name: "pages" }, function* () {
     for (let id = 1; id <= rows; id++) yield { id, body: String(id).padEnd(width, "x") };
-  });
+  }) as TableDefinition<unknown>;
 }
 
 /** What a full read of the table yields, item by item. */
@@ -69,7 +69,7 @@ describe("TypeScriptReader batches", () => {
         ctx.state = p + 1;
       }
     });
-    const reader = new TypeScriptReader(table, undefined, "shop__feed");
+    const reader = new TypeScriptReader(table as TableDefinition<unknown>, undefined, "shop__feed");
     let rows = 0;
     const positions: [number, number][] = [];
     for await (const item of readAll(reader)) {
@@ -93,7 +93,7 @@ describe("TypeScriptReader batches", () => {
     });
     let atFirstBatch = 0;
     let rows = 0;
-    const reader = new TypeScriptReader(table, undefined, "shop__big");
+    const reader = new TypeScriptReader(table as TableDefinition<unknown>, undefined, "shop__big");
     for await (const item of readAll(reader)) {
       if (item.kind !== "batch") continue;
       atFirstBatch ||= yielded;
