@@ -1,4 +1,4 @@
-import type { RecordBatch } from "@sqlload/core";
+import { batchFromRows, type RecordBatch } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
 import { measureBatch, memoryForWrites, OVERFLOW_BYTES, WriteMemory } from "./duckdb-write-memory.js";
 
@@ -92,6 +92,17 @@ describe("measureBatch", () => {
     const measure = measureBatch(batch);
     expect(measure.bytes).toBe(2 * 2 * 16);
     expect(measure.short).toBe(0);
+  });
+
+  it("counts the digits of a decimal wider than DuckDB's 38, which it stores as VARCHAR", () => {
+    const digits = "7".repeat(1000);
+    const batch = batchFromRows(
+      [{ name: "d", type: { kind: "decimal", precision: 1000, scale: 0 }, nullable: true }],
+      [{ d: digits }],
+    );
+    const measure = measureBatch(batch);
+    expect(measure.short).toBe(1000);
+    expect(measure.bytes).toBe(16 + 1000);
   });
 
   it("counts text beyond ASCII in UTF-8 bytes, short values too", () => {

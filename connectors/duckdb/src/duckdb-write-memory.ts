@@ -1,5 +1,6 @@
 import { totalmem } from "node:os";
-import type { LogicalKind, RecordBatch } from "@sqlload/core";
+import type { LogicalType, RecordBatch } from "@sqlload/core";
+import { duckdbTypeSql } from "./duckdb-dialect.js";
 import { DUCKDB_VECTOR_SIZE } from "./duckdb-memory-settings.js";
 
 /**
@@ -80,8 +81,14 @@ interface ColumnMeasure {
   longest: number;
 }
 
-/** Kinds whose values may be strings yet DuckDB keeps in a fixed slot (16 bytes at most): measured by their slots. */
-const FIXED_SLOT = new Set<LogicalKind>(["decimal", "uuid"]);
+/**
+ * Whether values of this type may be strings yet DuckDB keeps them in a fixed slot (16 bytes at
+ * most), so they are measured by their slots: uuids, and decimals DuckDB has a width for. A wider
+ * decimal is stored as VARCHAR (duckdbTypeSql), its digits counted like any text.
+ */
+function inFixedSlot(type: LogicalType | undefined): boolean {
+  return type?.kind === "uuid" || (type?.kind === "decimal" && duckdbTypeSql(type) !== "VARCHAR");
+}
 
 /**
  * Typed arrays as they are, 16 bytes a slot (DuckDB's string slot) plus the text or blob itself, in
@@ -94,8 +101,7 @@ export function measureBatch(batch: RecordBatch): BatchMeasure {
   let short = 0;
   const longest = new Map<string, number>();
   batch.columns.forEach((column, c) => {
-    const kind = batch.schema[c]?.type.kind;
-    if (kind !== undefined && FIXED_SLOT.has(kind)) {
+    if (inFixedSlot(batch.schema[c]?.type)) {
       bytes += 16 * batch.length;
       return;
     }

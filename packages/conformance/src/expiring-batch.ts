@@ -7,8 +7,9 @@ import { utf8Batch } from "./utf8-batch.js";
  * that reuses its memory gives (the Postgres source reads into socket buffers it uses again once
  * the engine asks for the next item). A unit that reads a batch after its `write` settled reads
  * whatever the source put there since; here it throws instead. With `utf8`, text columns come as
- * their bytes too (withUtf8), which expire the same way; expiry also overwrites those bytes, as the
- * source's next reads would, so a unit that kept a view of them stores garbage.
+ * their bytes and decimal columns as scaled integers too (withUtf8), which expire the same way;
+ * expiry also overwrites them, as the source's next reads would, so a unit that kept a view of them
+ * stores garbage.
  */
 export function expiringBatch(
   columns: readonly Column[],
@@ -43,6 +44,8 @@ export function expiringBatch(
     expire: () => {
       expired = true;
       for (const buffer of bytes?.buffers ?? []) buffer.fill(0xff);
+      // Read after expiry, a kept array of scaled decimals says NULL everywhere.
+      for (const scaled of bytes?.scaled ?? []) scaled.fill(Number.NaN);
     },
   };
 }

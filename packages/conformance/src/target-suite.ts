@@ -564,22 +564,27 @@ export function describeTargetConformance(name: string, harness: TargetHarness):
                 ],
                 [{ id: 3, c: 3n, v: "second, long enough to be stored out of line" }],
               ];
-              try {
-                // As the engine does with a source that reuses its memory once it asks for the next item.
-                for (const rows of input) {
-                  const { batch, expire } = expiringBatch(columns, rows, { utf8 });
-                  await unit.write(batch);
-                  expire();
-                }
-                await t.commit(ref, unit);
-              } catch (error) {
-                await unit.abort().catch(() => {});
-                throw error;
-              }
+              await writeExpiring(t, ref, unit, columns, input, utf8);
               expect(await t.rows(ref, columns)).toEqual(normalizeRows(input.flat(), columns));
             },
           );
       }
+
+      test("a unit reads a batch's scaled decimals only until its write settles", ["type.decimal"], async (t) => {
+        const ref = t.ref();
+        const columns = [col("id", "int32"), col("amount", { kind: "decimal", precision: 12, scale: 2 })];
+        const ensured = await t.target.ensureTable(ref, columns, { strategy: "append" });
+        const unit = await t.begin(ref, ensured, {});
+        const input = [
+          [
+            { id: 1, amount: "12.50" },
+            { id: 2, amount: null },
+          ],
+          [{ id: 3, amount: "-9999999999.99" }],
+        ];
+        await writeExpiring(t, ref, unit, columns, input, true);
+        expect(await t.rows(ref, columns)).toEqual(normalizeRows(input.flat(), columns));
+      });
     });
 
     describe("run log", () => {
@@ -906,6 +911,31 @@ function cellOf(batch: ReturnType<typeof batchFromRows>, row: number): unknown {
 }
 
 /** Every operation the runner performs, on a table and columns named `name`. */
+/**
+ * Writes each group of `input` as a batch that expires once its write settles, as the engine does
+ * with a source that reuses its memory once it asks for the next item, then commits the unit.
+ */
+async function writeExpiring(
+  t: TargetCase,
+  ref: TargetTableRef,
+  unit: CommitUnit,
+  columns: readonly Column[],
+  input: readonly (readonly InputRow[])[],
+  utf8: boolean,
+): Promise<void> {
+  try {
+    for (const rows of input) {
+      const { batch, expire } = expiringBatch(columns, rows, { utf8 });
+      await unit.write(batch);
+      expire();
+    }
+    await t.commit(ref, unit);
+  } catch (error) {
+    await unit.abort().catch(() => {});
+    throw error;
+  }
+}
+
 async function exerciseNames(t: TargetCase, ref: TargetTableRef, name: string): Promise<void> {
   const key = `${name} key`;
   const cursor = `${name}`;

@@ -61,4 +61,14 @@ describe("expiringBatch with utf8", () => {
     expect(() => batch.columns[1]?.utf8?.()).toThrow(/after the unit's write\(\) of it settled/);
     expect(() => textOf(fields, 0)).toThrow(TypeError);
   });
+
+  it("fills kept scaled decimals with NaN on expiry, so a target that read them late stores NULLs", () => {
+    const decimals = [col("id", "int32"), col("d", { kind: "decimal", precision: 12, scale: 2 })];
+    const { batch, expire } = expiringBatch(decimals, [{ id: 1, d: "12.50" }], { utf8: true });
+    const scaled = batch.columns[1]?.scaled?.(2);
+    expect([...(scaled ?? [])]).toEqual([1250]);
+    expire();
+    expect(() => batch.columns[1]?.scaled?.(2)).toThrow(/after the unit's write\(\) of it settled/);
+    expect([...(scaled ?? [])]).toEqual([Number.NaN]);
+  });
 });

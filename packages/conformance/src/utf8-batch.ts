@@ -1,4 +1,5 @@
 import type { ColumnVector, RecordBatch, Utf8Fields } from "@sqlload/core";
+import { scaledColumn } from "./scaled-decimals.js";
 
 const encoder = new TextEncoder();
 /** Bytes laid between fields: not UTF-8, so a target that reads past a field's end writes garbage. */
@@ -16,11 +17,16 @@ export function withUtf8(batch: RecordBatch, live: <T>(value: T) => T = (value) 
 }
 
 /**
- * withUtf8, and the buffers its bytes lie in: expiringBatch overwrites them on expiry, as the
- * Postgres source's socket does, so a target that kept a view of them past its write stores garbage.
+ * withUtf8, and the buffers its bytes lie in and the scaled decimals it gave: expiringBatch
+ * overwrites them on expiry, as the Postgres source's socket does, so a target that kept a view of
+ * them past its write stores garbage.
  */
-export function utf8Batch(batch: RecordBatch, live: <T>(value: T) => T): { batch: RecordBatch; buffers: readonly Uint8Array[] } {
+export function utf8Batch(
+  batch: RecordBatch,
+  live: <T>(value: T) => T,
+): { batch: RecordBatch; buffers: readonly Uint8Array[]; scaled: readonly Float64Array[] } {
   const buffers: Uint8Array[] = [];
+  const scaled: Float64Array[] = [];
   const columns = batch.columns.map((column, c): ColumnVector => {
     const kind = batch.schema[c]?.type.kind;
     if (kind === "decimal") {
@@ -33,7 +39,11 @@ export function utf8Batch(batch: RecordBatch, live: <T>(value: T) => T): { batch
           return live(column.nulls);
         },
         scaled: (scale) => {
-          if (!byScale.has(scale)) byScale.set(scale, scaledColumn(column, batch.length, scale));
+          if (!byScale.has(scale)) {
+            const values = scaledColumn(column, batch.length, scale);
+            if (values) scaled.push(values);
+            byScale.set(scale, values);
+          }
           return live(byScale.get(scale));
         },
       };
@@ -51,7 +61,7 @@ export function utf8Batch(batch: RecordBatch, live: <T>(value: T) => T): { batch
       utf8: () => live(fields),
     };
   });
-  return { batch: { schema: batch.schema, length: batch.length, columns }, buffers };
+  return { batch: { schema: batch.schema, length: batch.length, columns }, buffers, scaled };
 }
 
 function spread(column: ColumnVector, n: number): Utf8Fields {
@@ -78,29 +88,4 @@ function spread(column: ColumnVector, n: number): Utf8Fields {
     part.size += bytes.length + FILLER.length;
   }
   return { buffers: parts.map(({ pieces, size }) => Buffer.concat(pieces, size)), buffer, offset, length };
-}
-
-/** The column's values times 10^scale (ColumnVector.scaled), or undefined when one is no exact integer under 2^53 there. */
-function scaledColumn(column: ColumnVector, n: number, scale: number): Float64Array | undefined {
-  const out = new Float64Array(n);
-  for (let r = 0; r < n; r++) {
-    if (column.nulls?.[r] === 1) {
-      out[r] = Number.NaN;
-      continue;
-    }
-    const value = exactScaled(String(column.values[r]), scale);
-    if (value === undefined) return undefined;
-    out[r] = value;
-  }
-  return out;
-}
-
-function exactScaled(text: string, scale: number): number | undefined {
-  const parts = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
-  if (!parts || (!parts[2] && !parts[3])) return undefined;
-  const fraction = parts[3] ?? "";
-  if (/[1-9]/.test(fraction.slice(scale))) return undefined;
-  const scaled = BigInt(`${parts[2] || "0"}${fraction.slice(0, scale).padEnd(scale, "0")}`);
-  if (scaled >= 2n ** 53n) return undefined;
-  return parts[1] === "-" ? -Number(scaled) : Number(scaled);
 }
