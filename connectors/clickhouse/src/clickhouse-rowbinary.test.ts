@@ -39,6 +39,44 @@ describe("RowBinary", () => {
     expect(encodeRowBinary(bytes).equals(encodeRowBinary(strings))).toBe(true);
   });
 
+  it("writes decimals given as scaled integers exactly as the same decimals given as strings, never asking for the strings", () => {
+    const schema: Column[] = [
+      { name: "d9", type: { kind: "decimal", precision: 9, scale: 2 }, nullable: true },
+      { name: "d18", type: { kind: "decimal", precision: 18, scale: 4 }, nullable: true },
+      { name: "d38", type: { kind: "decimal", precision: 38, scale: 10 }, nullable: true },
+      { name: "d76", type: { kind: "decimal", precision: 76, scale: 0 }, nullable: true },
+    ];
+    const rows = [
+      { d9: "9999999.99", d18: "-99999999999.9999", d38: "-99999.9999999999", d76: "-9007199254740991" },
+      { d9: null, d18: null, d38: null, d76: null },
+      { d9: "-0.01", d18: "1.5000", d38: "0.0000000001", d76: "9007199254740991" },
+      { d9: "0", d18: "-0.0001", d38: "-1", d76: "0" },
+    ];
+    const strings = batchFromRows(schema, rows);
+    const given = withUtf8(strings);
+    const scaledOnly = {
+      ...given,
+      columns: given.columns.map((column, c) => {
+        const type = schema[c]?.type;
+        expect(type?.kind === "decimal" && column.scaled?.(type.scale)).toBeTruthy();
+        return {
+          get values(): never {
+            throw new Error("a decimal's strings were asked for");
+          },
+          nulls: column.nulls,
+          scaled: column.scaled,
+        };
+      }),
+    };
+    expect(encodeRowBinary(scaledOnly).equals(encodeRowBinary(strings))).toBe(true);
+  });
+
+  it("refuses a scaled decimal wider than its column, naming the value", () => {
+    const schema: Column[] = [{ name: "d", type: { kind: "decimal", precision: 4, scale: 1 }, nullable: true }];
+    const given = withUtf8(batchFromRows(schema, [{ d: "1000.0" }]));
+    expect(() => encodeRowBinary(given)).toThrow(/column "d": value "1000\.0" does not fit \(more than 4 digits\)/);
+  });
+
   it("writes lists as counted arrays, a NULL list as empty", () => {
     const schema: Column[] = [{ name: "l", type: { kind: "list", element: { kind: "int16" } }, nullable: true }];
     const data = encodeRowBinary(batchFromRows(schema, [{ l: [1, null] }, { l: null }]));

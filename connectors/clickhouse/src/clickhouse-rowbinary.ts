@@ -3,6 +3,7 @@ import {
   type Column,
   type ColumnVector,
   formatLogicalType,
+  formatScaled,
   type LogicalType,
   type RecordBatch,
   SqlloadError,
@@ -256,9 +257,14 @@ const LITTLE_ENDIAN = endianness() === "LE";
 type RowWriter = (w: Writer, row: number) => void;
 
 function rowWriter(column: Column, vector: ColumnVector): { write: RowWriter; fixed: number } {
-  // Asked first: text given as bytes is copied as it is, and neither its values nor its NULLs decoded.
+  // Asked first: text given as bytes is copied as it is, and neither its values nor its NULLs decoded;
+  // decimals given as scaled integers neither.
   const fields = column.type.kind === "text" || column.type.kind === "json" ? vector.utf8?.() : undefined;
   if (fields) return { write: utf8Writer(fields), fixed: 1 };
+  if (column.type.kind === "decimal" && decimalFits(column.type)) {
+    const scaled = vector.scaled?.(column.type.scale);
+    if (scaled) return { write: scaledWriter(column.type, column.name, scaled), fixed: 1 };
+  }
   const nulls = vector.nulls;
   const values = vector.values;
   if (column.type.kind === "list") {
@@ -297,6 +303,38 @@ function rowWriter(column: Column, vector: ColumnVector): { write: RowWriter; fi
       w.buf[w.pos++] = 0;
       write(w, values[r]);
     },
+  };
+}
+
+/**
+ * A Nullable(Decimal) written from scaled integers (ColumnVector.scaled), without a string or a
+ * bigint per value: the NULL flag, then the integer in two's complement, little-endian.
+ */
+function scaledWriter(type: { precision: number; scale: number }, column: string, scaled: Float64Array): RowWriter {
+  const { precision, scale } = type;
+  const bytes = precision <= 9 ? 4 : precision <= 18 ? 8 : precision <= 38 ? 16 : 32;
+  // Every value is under 2^53 < 10^16: only a Decimal of fewer digits can overflow.
+  const limit = precision <= 15 ? 10 ** precision : Number.POSITIVE_INFINITY;
+  return (w, r) => {
+    const value = scaled[r] as number;
+    if (Number.isNaN(value)) {
+      w.u8(1);
+      return;
+    }
+    if (value >= limit || value <= -limit) {
+      throw notFit(column, formatScaled(value, scale), `more than ${precision} digits`);
+    }
+    w.ensure(1 + bytes);
+    const { buf, pos } = w;
+    buf[pos] = 0;
+    if (bytes === 4) buf.writeInt32LE(value, pos + 1);
+    else {
+      // The low 32 bits modulo 2^32, the next (signed) by floor division, the rest the sign.
+      buf.writeUInt32LE(value >>> 0, pos + 1);
+      buf.writeInt32LE(Math.floor(value / 4294967296), pos + 5);
+      if (bytes > 8) buf.fill(value < 0 ? 0xff : 0, pos + 9, pos + 1 + bytes);
+    }
+    w.pos = pos + 1 + bytes;
   };
 }
 

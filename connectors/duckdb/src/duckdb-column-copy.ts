@@ -1,6 +1,6 @@
 import type { DuckDBType } from "@duckdb/node-api";
 import type duckdb from "@duckdb/node-bindings";
-import type { ColumnVector, Utf8Fields } from "@sqlload/core";
+import { type ColumnVector, formatScaled, type Utf8Fields } from "@sqlload/core";
 import { bindings, DuckDBTypeId } from "./duckdb-client.js";
 import { scaleDecimal } from "./duckdb-values.js";
 
@@ -317,13 +317,6 @@ function copyScaled(
     }
   }
   bindings.copy_data_to_vector(vector, 0, decimals, 0, rows * bytes);
-}
-
-/** 12345 at scale 2 → "123.45": a scaled integer as the decimal it stands for. */
-function formatScaled(value: number, scale: number): string {
-  const digits = String(Math.abs(value)).padStart(scale + 1, "0");
-  const whole = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
-  return value < 0 ? `-${whole}` : whole;
 }
 
 function scaleExact(text: string, scale: number, row: number, fail: FailValue): bigint {
