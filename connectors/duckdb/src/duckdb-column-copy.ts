@@ -265,20 +265,12 @@ function copyDecimals(
         fail(row, new RangeError(`${text} does not fit DECIMAL(${width},${scale})`));
       }
     }
-    if (bytes === 2) decimal16[i] = big === undefined ? scaled : Number(big);
-    else if (bytes === 4) decimal32[i] = big === undefined ? scaled : Number(big);
-    else if (bytes === 8) {
-      if (big !== undefined) decimal128[i] = big;
-      else {
-        // Two 32-bit halves: the low one modulo 2^32, the high one (signed) by floor division.
-        decimal64Low[2 * i] = scaled;
-        decimal32[2 * i + 1] = Math.floor(scaled / 4294967296);
-      }
-    } else {
-      const value = big ?? BigInt(scaled);
-      decimal128[2 * i] = BigInt.asIntN(64, value);
-      decimal128[2 * i + 1] = value >> 64n;
-    }
+    if (big === undefined) putScaled(i, scaled, bytes);
+    else if (bytes === 16) {
+      decimal128[2 * i] = BigInt.asIntN(64, big);
+      decimal128[2 * i + 1] = big >> 64n;
+    } else if (bytes === 8) decimal128[i] = big;
+    else putScaled(i, Number(big), bytes);
   }
   bindings.copy_data_to_vector(vector, 0, decimals, 0, rows * bytes);
 }
@@ -301,22 +293,29 @@ function copyScaled(
     else if (value >= limit || value <= -limit) {
       fail(start + i, new RangeError(`${formatScaled(value, scale)} does not fit DECIMAL(${width},${scale})`));
     }
-    if (bytes === 2) decimal16[i] = value;
-    else if (bytes === 4) decimal32[i] = value;
-    else {
-      const words = bytes / 4;
-      // Two's complement in 32-bit words: the low one modulo 2^32, the next (signed) by floor division,
-      // the upper half of a 128-bit value the sign.
-      decimal64Low[words * i] = value;
-      decimal32[words * i + 1] = Math.floor(value / 4294967296);
-      if (bytes === 16) {
-        const sign = value < 0 ? -1 : 0;
-        decimal32[words * i + 2] = sign;
-        decimal32[words * i + 3] = sign;
-      }
-    }
+    putScaled(i, value, bytes);
   }
   bindings.copy_data_to_vector(vector, 0, decimals, 0, rows * bytes);
+}
+
+/**
+ * Writes slot `i` of the decimal scratch from an integer under 2^53 in magnitude, in the layout of a
+ * DECIMAL stored in `bytes`: two's complement in 32-bit words, the low one modulo 2^32, the next
+ * (signed) by floor division, the upper half of a 128-bit value the sign.
+ */
+function putScaled(i: number, value: number, bytes: 2 | 4 | 8 | 16): void {
+  if (bytes === 2) decimal16[i] = value;
+  else if (bytes === 4) decimal32[i] = value;
+  else {
+    const words = bytes / 4;
+    decimal64Low[words * i] = value;
+    decimal32[words * i + 1] = Math.floor(value / 4294967296);
+    if (bytes === 16) {
+      const sign = value < 0 ? -1 : 0;
+      decimal32[words * i + 2] = sign;
+      decimal32[words * i + 3] = sign;
+    }
+  }
 }
 
 function scaleExact(text: string, scale: number, row: number, fail: FailValue): bigint {

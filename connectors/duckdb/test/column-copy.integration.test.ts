@@ -34,12 +34,39 @@ async function readBack(file: string, sql: string): Promise<Record<string, unkno
 }
 
 async function write(file: string, name: string, columns: Column[], rows: Record<string, unknown>[]): Promise<void> {
+  await writeBatch(file, name, columns, batch(columns, rows));
+}
+
+async function writeBatch(file: string, name: string, columns: Column[], given: RecordBatch): Promise<void> {
   const target = await openTarget(project.dir, file);
   try {
-    await load(target, { schema: "raw", name }, columns, [batch(columns, rows)]);
+    await load(target, { schema: "raw", name }, columns, [given]);
   } finally {
     await target.close();
   }
+}
+
+/**
+ * `batch` as withUtf8 gives it (as the Postgres source does), with no strings behind its text and
+ * json columns' UTF-8 bytes or its decimals' scaled integers: asking one of them for its values throws.
+ */
+function withoutStrings(batch: RecordBatch): RecordBatch {
+  const given = withUtf8(batch);
+  return {
+    ...given,
+    columns: given.columns.map((column, c) => {
+      const { name, type } = batch.schema[c] as Column;
+      if (type.kind !== "text" && type.kind !== "json" && type.kind !== "decimal") return column;
+      return {
+        get values(): never {
+          throw new Error(`column ${name}'s strings were asked for`);
+        },
+        nulls: column.nulls,
+        utf8: column.utf8,
+        scaled: column.scaled,
+      };
+    }),
+  };
 }
 
 describe("whole-column writes into DuckDB", () => {
@@ -96,27 +123,7 @@ describe("whole-column writes into DuckDB", () => {
     const rows = texts.flatMap((s, k) =>
       Array.from({ length: 700 }, (_, n) => ({ i: BigInt(k * 700 + n), s, j: s === null ? null : JSON.stringify(s) })),
     );
-    const given = withUtf8(batch(columns, rows));
-    const bytesOnly: RecordBatch = {
-      ...given,
-      columns: given.columns.map((column, c) =>
-        c === 0
-          ? column
-          : {
-              get values(): never {
-                throw new Error(`column ${columns[c]?.name}'s values were decoded`);
-              },
-              nulls: column.nulls,
-              utf8: column.utf8,
-            },
-      ),
-    };
-    const target = await openTarget(project.dir, "bytes.duckdb");
-    try {
-      await load(target, { schema: "raw", name: "texts" }, columns, [bytesOnly]);
-    } finally {
-      await target.close();
-    }
+    await writeBatch("bytes.duckdb", "texts", columns, withoutStrings(batch(columns, rows)));
     const back = await readBack("bytes.duckdb", "SELECT s, j::VARCHAR AS j FROM raw.texts ORDER BY i");
     expect(back).toEqual(rows.map((r) => ({ s: r.s, j: r.j })));
   });
@@ -198,26 +205,11 @@ describe("whole-column writes into DuckDB", () => {
       for (const [name, list] of Object.entries(texts)) row[name] = i === 2047 || i === 2048 || i % 11 === 5 ? null : list[i % 4];
       rows.push(row);
     }
-    const given = withUtf8(batch(columns, rows));
-    const scaledOnly: RecordBatch = {
-      ...given,
-      columns: given.columns.map((column, c) => {
-        expect(column.scaled?.(columns[c]?.type.kind === "decimal" ? columns[c].type.scale : 0)).toBeDefined();
-        return {
-          get values(): never {
-            throw new Error(`column ${columns[c]?.name}'s strings were asked for`);
-          },
-          nulls: column.nulls,
-          scaled: column.scaled,
-        };
-      }),
-    };
-    const target = await openTarget(project.dir, "scaled.duckdb");
-    try {
-      await load(target, { schema: "raw", name: "decimals" }, columns, [scaledOnly]);
-    } finally {
-      await target.close();
+    const given = withoutStrings(batch(columns, rows));
+    for (const [c, column] of columns.entries()) {
+      expect(column.type.kind === "decimal" && given.columns[c]?.scaled?.(column.type.scale)).toBeTruthy();
     }
+    await writeBatch("scaled.duckdb", "decimals", columns, given);
     const back = await readBack(
       "scaled.duckdb",
       "SELECT d4::VARCHAR AS d4, d9::VARCHAR AS d9, d18::VARCHAR AS d18, d38::VARCHAR AS d38 FROM raw.decimals",

@@ -37,7 +37,7 @@ export interface ColumnVector {
   /**
    * A decimal column's values as integers, when the source has them so: row r's value times
    * 10^`scale`, exact in a double (under 2^53 in magnitude), NaN for a NULL row. A target that
-   * stores decimals as scaled integers (DuckDB, Parquet) then neither parses nor the source formats
+   * stores decimals as scaled integers (DuckDB, ClickHouse) then neither parses nor the source formats
    * a string per value, which was most of the garbage a load of narrow rows made. Returns undefined
    * when it cannot vouch for every row at that scale (a value with more fraction digits than
    * `scale`, more digits than a double holds exactly, NaN or infinity): the target then reads
