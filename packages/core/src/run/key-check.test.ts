@@ -34,4 +34,39 @@ describe("DuplicateKeyCheck", () => {
       expect.objectContaining({ code: "SL208" }),
     );
   });
+
+  it("tells bigints apart past 2^53, where doubles round them together, and NULL from any value", () => {
+    const check = new DuplicateKeyCheck(["a"], "raw.t");
+    const big = 2n ** 53n;
+    const keyed = (...values: (bigint | null)[]) =>
+      batchFromRows(
+        [{ ...(columns[0] as Column), nullable: true }],
+        values.map((a) => ({ a })),
+      );
+    check.check(keyed(big, big + 1n, -big - 1n, 0n, null));
+    expect(() => check.check(keyed(big + 2n, -big - 2n))).not.toThrow();
+    expect(() => check.check(keyed(big + 1n))).toThrow(/primary key \(a = 9007199254740993\) appears more than once/);
+    expect(() => check.check(keyed(null))).toThrow(/primary key \(a = null\)/);
+  });
+
+  it("takes a text key as it is: keys differing only by case or normalization are distinct", () => {
+    const check = new DuplicateKeyCheck(["b"], "raw.t");
+    check.check(rows([1, "a"], [2, "A"], [3, "\u00e9"], [4, "e\u0301"], [5, "1"]));
+    expect(() => check.check(rows([6, "e\u0301"]))).toThrow(/primary key \(b = e\u0301\)/);
+  });
+
+  it("holds more keys than one JavaScript Set can (2^24) in one read, in Sets of a bounded size", () => {
+    // Shards of 1,000 keys here: 2^24 keys take seconds to add.
+    const check = new DuplicateKeyCheck(["a"], "raw.t", 1000);
+    const int32: Column[] = [{ name: "a", type: { kind: "int32" }, nullable: false }];
+    const add = (...keys: number[]) =>
+      check.check({ schema: int32, length: keys.length, columns: [{ values: Int32Array.from(keys) }] });
+    for (let b = 0; b < 5; b++) add(...Array.from({ length: 999 }, (_, i) => b * 999 + i));
+    expect(() => add(0)).toThrow(/primary key \(a = 0\) appears more than once/);
+    expect(() => add(2500)).toThrow(/primary key \(a = 2500\)/);
+    expect(() => add(4994)).toThrow(/primary key \(a = 4994\)/);
+    add(4995);
+    const sets = (check as unknown as { shards: Set<unknown>[] }).shards;
+    expect(sets.map((set) => set.size)).toEqual([1000, 1000, 1000, 1000, 996]);
+  });
 });
