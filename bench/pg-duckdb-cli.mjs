@@ -7,11 +7,12 @@
 // the Postgres server, which does the same COPY TO work for both.
 //
 //   pnpm build && node bench/pg-duckdb-cli.mjs [--rows 5000000] [--repeat 2] [--no-windowed] [--cpu-prof DIR] [--wide]
-//                                             [--memory-limit SIZE] [--row-group-size N] [--quick]
+//                                             [--memory-limit SIZE] [--row-group-size N] [--merge] [--quick]
 //
 // `--cpu-prof DIR` runs the CLI under `node --cpu-prof` and leaves the profiles in DIR; `--wide` pads
 // each row to about 1 KB, to see that memory does not grow with the row width; `--memory-limit`
-// and `--row-group-size` set the DuckDB target's `memory_limit` and `row_group_size`. DuckDB's `COPY FROM` runs in a child process of its own
+// and `--row-group-size` set the DuckDB target's `memory_limit` and `row_group_size`; `--merge` loads
+// with `write_strategy = "merge"` on `id` (into an empty table: every key is new). DuckDB's `COPY FROM` runs in a child process of its own
 // (duckdb-copy-from.mjs), so its peak RSS is printed beside sqlload's: DuckDB's own tool's memory
 // on the same rows.
 
@@ -43,6 +44,7 @@ const flagValue = (flag) => (process.argv.includes(flag) ? process.argv[process.
 const profileDir = flagValue("--cpu-prof");
 const memoryLimit = flagValue("--memory-limit");
 const rowGroupSize = flagValue("--row-group-size");
+const strategy = hasFlag("merge") ? 'write_strategy = "merge"\nprimary_key = ["id"]\n' : "";
 const targetSettings =
   (memoryLimit ? `memory_limit = "${memoryLimit}"\n` : "") + (rowGroupSize ? `row_group_size = ${Number(rowGroupSize)}\n` : "");
 
@@ -95,15 +97,17 @@ try {
   const windowed = [];
   for (let i = 0; i < repeat; i++) {
     bulk.push(await bulkPath(url, "orders"));
-    plain.push(await cliLoad(url, "orders", ""));
-    if (!hasFlag("no-windowed")) windowed.push(await cliLoad(url, "orders", 'batch_size = "7d"\ncursor_start = "2026-01-01"\n'));
+    plain.push(await cliLoad(url, "orders", strategy));
+    if (!hasFlag("no-windowed"))
+      windowed.push(await cliLoad(url, "orders", `${strategy}batch_size = "7d"\ncursor_start = "2026-01-01"\n`));
   }
-  const smallRun = await cliLoad(url, "orders_small", "");
+  const smallRun = await cliLoad(url, "orders_small", strategy);
   const base = best(bulk).s;
   console.log(describeMachine());
   console.log(
     `${rows.toLocaleString("en")} rows of orders(id, customer_id, amount numeric(12,2), status, updated_at)${hasFlag("wide") ? ", status about 1 KB" : ""}` +
-      (targetSettings ? `; target: ${targetSettings.trim().replaceAll("\n", ", ")}` : ""),
+      (targetSettings ? `; target: ${targetSettings.trim().replaceAll("\n", ", ")}` : "") +
+      (strategy ? '; write_strategy = "merge" on id' : ""),
   );
   console.log(
     `sequential bulk path (psql-style COPY csv to a file, DuckDB COPY FROM): ${seconds(base)}, CPU ${best(bulk).cpuS.toFixed(2)} s, ` +
@@ -115,8 +119,8 @@ try {
       `${name}: ${seconds(b.s)} = ${(b.s / base).toFixed(2)}x the bulk path (goal ${goal}), CPU ${b.cpuS.toFixed(2)} s, peak RSS ${b.rssMB.toFixed(0)} MB${runs(list)}`,
     );
   };
-  report("sqlload load", plain, "<= 1.0x");
-  if (windowed.length > 0) report('sqlload load, batch_size = "7d"', windowed, "<= 1.2x");
+  report("sqlload load", plain, strategy ? "none for merge" : "<= 1.0x");
+  if (windowed.length > 0) report('sqlload load, batch_size = "7d"', windowed, strategy ? "none for merge" : "<= 1.2x");
   const full = best(plain);
   console.log(
     `peak RSS ${small.toLocaleString("en")} rows ${smallRun.rssMB.toFixed(0)} MB, ${rows.toLocaleString("en")} rows ${full.rssMB.toFixed(0)} MB ` +

@@ -13,7 +13,7 @@ import {
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
-import { appendBatch, TableAppender } from "./duckdb-appender.js";
+import { TableAppender } from "./duckdb-appender.js";
 import { type RelationColumnType, relationTypes } from "./duckdb-catalog.js";
 import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
@@ -38,6 +38,18 @@ export function reloadBuildName(name: string): string {
 /** A merge's rows wait here (a temporary table of the unit's connection) before they replace their keys. */
 const STAGE = "__sqlload_stage";
 const STAGE_TABLE = `temp.main.${quoteIdent(STAGE)}`;
+/** The stage's column numbering each row's batch: of two rows with one key, the later batch's wins. */
+const BATCH_NUMBER = "__sqlload_batch";
+
+/**
+ * Staged rows are merged into the table once this many rows, or bytes (as `measureBatch` counts
+ * them), wait. Each merge scans the whole table for the keys it replaces (DuckDB keeps no index on
+ * it, see `mergeStaged`): merged a batch at a time, a load of 1M rows scanned it 244 times, and its
+ * statements kept the unit waiting on DuckDB for half its time. The bytes bound the stage's memory
+ * for wide rows.
+ */
+const MERGE_ROWS = 1 << 18;
+const MERGE_BYTES = 32 << 20;
 
 /**
  * Opens a unit: one DuckDB transaction on a connection of its own. `replace` first drops a build
@@ -78,7 +90,13 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
 
 class DuckDBCommitUnit implements CommitUnit {
   private open = true;
-  private staged = false;
+  /** A merge's stage: whether it was created, its appender while rows go in, what waits in it. */
+  private stage: { created: boolean; appender?: TableAppender | undefined; batches: number; rows: number; bytes: number } = {
+    created: false,
+    batches: 0,
+    rows: 0,
+    bytes: 0,
+  };
   /**
    * Run-log records appended but not yet sent: they go with COMMIT, in its call (one round trip
    * to DuckDB's thread fewer per unit), or before anything that reads the log.
@@ -132,7 +150,7 @@ class DuckDBCommitUnit implements CommitUnit {
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(batch.schema));
     const measure = measureBatch(batch);
     await this.fitWriteMemory(measure);
-    if (this.options.strategy === "merge") return this.merge(batch);
+    if (this.options.strategy === "merge") return this.stageBatch(batch, measure.bytes);
     await this.guard(async () => {
       this.appender ??= await TableAppender.open(this.connection, {
         schema: this.ref.schema,
@@ -162,13 +180,19 @@ class DuckDBCommitUnit implements CommitUnit {
   async ingestFiles(scan: FileScan, columns: readonly string[]): Promise<FileScanWritten> {
     this.check();
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(this.options.columns));
-    await this.flushAppender();
+    await this.settle();
     const names = columns.map((name) => this.column(name).name);
     const cursor = this.options.cursor && {
       column: this.column(this.options.cursor.column).name,
       kind: this.options.cursor.kind,
     };
     return this.guard(() => ingestScan(this.connection, this.table, scan, names, cursor));
+  }
+
+  /** Puts every row written so far in the table: the open appender's, and a merge's staged rows. */
+  private async settle(): Promise<void> {
+    await this.flushAppender();
+    await this.mergeStaged();
   }
 
   /** Closes the open appender, which puts its rows in the transaction (and reports a failure to flush them). */
@@ -180,40 +204,85 @@ class DuckDBCommitUnit implements CommitUnit {
   }
 
   /**
-   * Upserts on the primary key: the batch goes to a staging table, the rows it replaces are
-   * deleted, then it is inserted, all in the unit's transaction. No key constraint is declared on
+   * Upserts on the primary key, in the unit's transaction: batches go to a staging table, numbered,
+   * and `mergeStaged` replaces their keys in the table with them a few hundred thousand rows at a
+   * time, and before anything else that must see the table's rows. No key constraint is declared on
    * the table (DuckDB's indexes slow every append, and the merge itself keeps keys unique).
    */
-  private async merge(batch: RecordBatch): Promise<void> {
-    const names = this.columnNames();
+  private async stageBatch(batch: RecordBatch, bytes: number): Promise<void> {
+    const columns = [...this.columnNames(), BATCH_NUMBER];
+    this.mergeKeys();
+    const stage = this.stage;
+    if (!stage.appender) {
+      if (!stage.created) {
+        await this.run(
+          `CREATE TEMP TABLE ${quoteIdent(STAGE)} AS SELECT *, 0::INTEGER AS ${quoteIdent(BATCH_NUMBER)} FROM ${this.table} LIMIT 0`,
+        );
+        stage.created = true;
+      }
+      stage.appender = await this.guard(() =>
+        TableAppender.open(this.connection, { catalog: "temp", schema: "main", name: STAGE, columns, label: this.label }),
+      );
+    }
+    const appender = stage.appender;
+    await this.guard(async () => {
+      try {
+        appender.append(numbered(batch, ++stage.batches), bytes);
+      } catch (error) {
+        appender.discard();
+        stage.appender = undefined;
+        throw error;
+      }
+    });
+    stage.rows += batch.length;
+    stage.bytes += bytes;
+    if (stage.rows >= MERGE_ROWS || stage.bytes >= MERGE_BYTES) await this.mergeStaged();
+  }
+
+  /** The primary key's columns as the table names them, quoted. */
+  private mergeKeys(): string[] {
     const keys = (this.options.primaryKey ?? []).map((k) => quoteIdent(this.column(k, "SL208").name));
     if (keys.length === 0) throw new SqlloadError("SL108", `merge into ${this.label} needs a primary key`);
-    await this.run(
-      this.staged
-        ? `DELETE FROM ${STAGE_TABLE}`
-        : `CREATE TEMP TABLE ${quoteIdent(STAGE)} AS SELECT * FROM ${this.table} LIMIT 0`,
-    );
-    this.staged = true;
-    await this.guard(() =>
-      appendBatch(this.connection, { catalog: "temp", schema: "main", name: STAGE, columns: names, label: this.label }, batch),
-    );
-    const duplicate = await this.guard(async () =>
+    return keys;
+  }
+
+  /**
+   * Replaces the keys of the staged rows in the table with them: a key twice in one batch is an
+   * error, a key in several batches takes its row from the last of them.
+   */
+  private async mergeStaged(): Promise<void> {
+    const appender = this.stage.appender;
+    if (!appender) return;
+    this.stage = { ...this.stage, appender: undefined, rows: 0, bytes: 0 };
+    await this.guard(async () => appender.close());
+    const keys = this.mergeKeys();
+    const batch = quoteIdent(BATCH_NUMBER);
+    const repeated = await this.guard(async () =>
       (
         await this.connection.runAndReadAll(
-          `SELECT ${keys.join(", ")} FROM ${STAGE_TABLE} GROUP BY ALL HAVING count(*) > 1 LIMIT 1`,
+          `SELECT ${keys.join(", ")}, count(DISTINCT ${batch}) = count(*) FROM ${STAGE_TABLE} GROUP BY ${keys.join(", ")} HAVING count(*) > 1 ORDER BY ${keys.length + 1} LIMIT 1`,
         )
       ).getRowsJS(),
     );
-    if (duplicate[0]) {
+    const first = repeated[0];
+    if (first && first[keys.length] === false) {
       // Worded like core's own key check, which usually catches this first.
-      const shown = (this.options.primaryKey ?? []).map((k, i) => `${k} = ${String(duplicate[0]?.[i])}`).join(", ");
+      const shown = (this.options.primaryKey ?? []).map((k, i) => `${k} = ${String(first[i])}`).join(", ");
       throw new SqlloadError("SL301", `table ${this.label}: primary key (${shown}) appears more than once in one batch`, {
         table: this.label,
       });
     }
     const match = keys.map((k) => `t.${k} IS NOT DISTINCT FROM s.${k}`).join(" AND ");
-    await this.run(`DELETE FROM ${this.table} AS t USING ${STAGE_TABLE} AS s WHERE ${match}`);
-    await this.run(`INSERT INTO ${this.table} BY NAME SELECT * FROM ${STAGE_TABLE}`);
+    const latest = first ? ` QUALIFY row_number() OVER (PARTITION BY ${keys.join(", ")} ORDER BY ${batch} DESC) = 1` : "";
+    await this.guard(() =>
+      this.connection.run(
+        [
+          `DELETE FROM ${this.table} AS t USING ${STAGE_TABLE} AS s WHERE ${match}`,
+          `INSERT INTO ${this.table} BY NAME SELECT * EXCLUDE (${batch}) FROM ${STAGE_TABLE}${latest}`,
+          `DELETE FROM ${STAGE_TABLE}`,
+        ].join(";\n"),
+      ),
+    );
   }
 
   /** The table whose run log this unit writes: a reload's build logs under the live table. */
@@ -242,7 +311,7 @@ class DuckDBCommitUnit implements CommitUnit {
   async commit(): Promise<void> {
     this.check();
     try {
-      await this.flushAppender();
+      await this.settle();
       // One call, in order, stopping at the first failure (which the ROLLBACK below then undoes).
       const statements = this.unsentLog;
       this.unsentLog = [];
@@ -267,6 +336,8 @@ class DuckDBCommitUnit implements CommitUnit {
     if (!this.open) return;
     this.appender?.discard();
     this.appender = undefined;
+    this.stage.appender?.discard();
+    this.stage.appender = undefined;
     try {
       await this.connection.run("ROLLBACK");
     } catch {
@@ -303,11 +374,20 @@ class DuckDBCommitUnit implements CommitUnit {
     types?: Record<string, DuckDBType | undefined>,
   ): Promise<void> {
     this.check();
-    await this.flushAppender();
+    await this.settle();
     await this.guard(() => runStatement(this.connection, sql, values, types));
   }
 
   private guard<T>(work: () => Promise<T>): Promise<T> {
     return writingTable(this.label, work);
   }
+}
+
+/** The batch with its number in the stage's BATCH_NUMBER column. */
+function numbered(batch: RecordBatch, number: number): RecordBatch {
+  return {
+    schema: [...batch.schema, { name: BATCH_NUMBER, type: { kind: "int32" }, nullable: false }],
+    length: batch.length,
+    columns: [...batch.columns, { values: new Int32Array(batch.length).fill(number) }],
+  };
 }
