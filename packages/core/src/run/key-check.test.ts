@@ -55,18 +55,35 @@ describe("DuplicateKeyCheck", () => {
     expect(() => check.check(rows([6, "e\u0301"]))).toThrow(/primary key \(b = e\u0301\)/);
   });
 
-  it("holds more keys than one JavaScript Set can (2^24) in one read, in Sets of a bounded size", () => {
+  it("holds more text keys than one JavaScript Set can (2^24) in one read, in Sets of a bounded size", () => {
     // Shards of 1,000 keys here: 2^24 keys take seconds to add.
-    const check = new DuplicateKeyCheck(["a"], "raw.t", 1000);
-    const int32: Column[] = [{ name: "a", type: { kind: "int32" }, nullable: false }];
-    const add = (...keys: number[]) =>
-      check.check({ schema: int32, length: keys.length, columns: [{ values: Int32Array.from(keys) }] });
+    const check = new DuplicateKeyCheck(["b"], "raw.t", 1000);
+    const add = (...keys: number[]) => check.check(rows(...keys.map((k): [number, string] => [k, `k${k}`])));
     for (let b = 0; b < 5; b++) add(...Array.from({ length: 999 }, (_, i) => b * 999 + i));
-    expect(() => add(0)).toThrow(/primary key \(a = 0\) appears more than once/);
-    expect(() => add(2500)).toThrow(/primary key \(a = 2500\)/);
-    expect(() => add(4994)).toThrow(/primary key \(a = 4994\)/);
+    expect(() => add(0)).toThrow(/primary key \(b = k0\) appears more than once/);
+    expect(() => add(2500)).toThrow(/primary key \(b = k2500\)/);
+    expect(() => add(4994)).toThrow(/primary key \(b = k4994\)/);
     add(4995);
     const sets = (check as unknown as { shards: Set<unknown>[] }).shards;
     expect(sets.map((set) => set.size)).toEqual([1000, 1000, 1000, 1000, 996]);
+  });
+
+  it("keeps integer, float and date keys as numbers, as a Set compares them", () => {
+    const float: Column[] = [{ name: "a", type: { kind: "float64" }, nullable: true }];
+    const check = new DuplicateKeyCheck(["a"], "raw.t");
+    const add = (...keys: (number | null)[]) =>
+      check.check(
+        batchFromRows(
+          float,
+          keys.map((a) => ({ a })),
+        ),
+      );
+    add(0.5, Number.NaN, 0, 1e300, -1e-300, null, 2 ** 31, -(2 ** 31) - 1);
+    expect(() => add(-0)).toThrow(/primary key \(a = 0\)/);
+    expect(() => add(Number.NaN)).toThrow(/primary key \(a = NaN\)/);
+    expect(() => add(2 ** 31)).toThrow(/appears more than once/);
+    add(0.25, 1e299, 2 ** 31 + 1);
+    const numbers = (check as unknown as { numbers: { size: number } }).numbers;
+    expect(numbers.size).toBe(10);
   });
 });

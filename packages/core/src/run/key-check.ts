@@ -1,5 +1,6 @@
 import { type ColumnVector, cellValue, type RecordBatch } from "../connector/record-batch.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
+import { NumberSet } from "./number-set.js";
 
 /**
  * A key's identity: a number or a string as the key's one column holds it (a bigint as a number
@@ -15,9 +16,13 @@ const NULL_KEY = Symbol("NULL");
  */
 const SHARD_SIZE = 1 << 23;
 
-/** Finds primary keys seen twice within one read: `merge` would otherwise keep an arbitrary row. */
+/**
+ * Finds primary keys seen twice within one read: `merge` would otherwise keep an arbitrary row.
+ * It holds every key of the read: numbers in a NumberSet (about 13 bytes a key), the others in Sets.
+ */
 export class DuplicateKeyCheck {
-  private shards: Set<KeyId>[] = [new Set()];
+  private numbers = new NumberSet();
+  private shards: Set<string | symbol>[] = [new Set()];
 
   constructor(
     private readonly keys: readonly string[],
@@ -27,6 +32,7 @@ export class DuplicateKeyCheck {
 
   /** Forgets the keys seen: a key repeated in a later commit is an ordinary update. */
   reset(): void {
+    this.numbers = new NumberSet();
     this.shards = [new Set()];
   }
 
@@ -41,26 +47,23 @@ export class DuplicateKeyCheck {
     });
     const idOf = keyIds(batch, indexes);
     for (let r = 0; r < batch.length; r++) {
-      const id = idOf(r);
-      if (this.has(id)) {
+      if (!this.add(idOf(r))) {
         const shown = this.keys.map((k, i) => `${k} = ${String(cellValue(batch, indexes[i] as number, r))}`).join(", ");
         throw new SqlloadError("SL301", `table ${this.table}: primary key (${shown}) appears more than once in one read`, {
           table: this.table,
         });
       }
-      this.add(id);
     }
   }
 
-  private has(id: KeyId): boolean {
-    for (const shard of this.shards) if (shard.has(id)) return true;
-    return false;
-  }
-
-  private add(id: KeyId): void {
-    let last = this.shards[this.shards.length - 1] as Set<KeyId>;
+  /** Adds a key; false when it was seen already. */
+  private add(id: KeyId): boolean {
+    if (typeof id === "number") return this.numbers.add(id);
+    for (const shard of this.shards) if (shard.has(id)) return false;
+    let last = this.shards[this.shards.length - 1] as Set<string | symbol>;
     if (last.size >= this.shardSize) this.shards.push((last = new Set()));
     last.add(id);
+    return true;
   }
 }
 

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { NumberSet } from "./number-set.js";
+
+describe("NumberSet", () => {
+  it("has what was added, as a Set of the same numbers would, through many doublings", () => {
+    const set = new NumberSet();
+    const reference = new Set<number>();
+    // Integers in runs and strides (as keys come), halves, huge and tiny doubles, negatives, NaN, ±0, ±Infinity.
+    const values: number[] = [
+      Number.NaN,
+      0,
+      -0,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      Number.MAX_VALUE,
+      Number.MIN_VALUE,
+    ];
+    for (let i = 0; i < 100_000; i++) values.push(i, i * 1024, -i, i + 0.5, 2 ** 40 + i * 4096, (i * 7919) / 3, i * 1e-300);
+    // One expect per value would take seconds: the values that went wrong are collected instead.
+    const wrong: number[] = [];
+    for (const value of values) {
+      if (set.add(value) !== !reference.has(value)) wrong.push(value);
+      reference.add(value);
+    }
+    for (const value of values) if (!set.has(value)) wrong.push(value);
+    expect(wrong).toEqual([]);
+    expect(set.size).toBe(reference.size);
+    for (const absent of [1.25, -0.5, 2 ** 40 + 1, 100_000, 12_345_678.5, 2 ** 53])
+      expect(set.has(absent)).toBe(reference.has(absent));
+  });
+
+  it("tells -0 and 0 alike and NaN from every number", () => {
+    const set = new NumberSet();
+    expect(set.add(-0)).toBe(true);
+    expect(set.has(0)).toBe(true);
+    expect(set.add(0)).toBe(false);
+    expect(set.has(Number.NaN)).toBe(false);
+    expect(set.add(Number.NaN)).toBe(true);
+    expect(set.add(Number.NaN)).toBe(false);
+    expect(set.size).toBe(2);
+  });
+});
