@@ -264,6 +264,8 @@ export class Committer {
     await unit.abort();
     this.unit = undefined;
     this.unitRows = 0;
+    // The window counts as committed: its keys may come again in the next one, as updates.
+    this.keyCheck?.reset();
     this.windowsDone++;
     emit({
       type: "table_warning",

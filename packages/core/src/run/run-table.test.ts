@@ -343,6 +343,20 @@ describe("runTable: windows", () => {
     }
   });
 
+  it("under merge, forgets the keys of a window it skipped as already committed", async () => {
+    // Row 1 moved from cursor 5 to 15 between the windows: one key in two windows is an update.
+    const rows = source([5, 15].map((k) => ({ id: 1n, k: BigInt(k) })));
+    const settings = { ...windowed, cursorEnd: "20", writeStrategy: "merge" as const, primaryKey: ["id"] };
+    const flags = { startCursor: "0", endCursor: "20" };
+    const target = new MemoryTarget({ commitGuard: true });
+    target.failures = [{ op: "commit", nth: 2 }];
+    expect((await runMemoryTable(rows, target, settings, { runId: "job-7", flags })).result.status).toBe("failed");
+    target.failures = [];
+    const again = await runMemoryTable(rows, target, settings, { runId: "job-7", flags });
+    expect(again.result).toMatchObject({ status: "loaded", rows: 1 });
+    expect(landed(target)).toEqual([15]);
+  });
+
   it("keeps the windows before a failure, and the next run resumes at the failed window", async () => {
     const target = new MemoryTarget();
     const rows = source(rowsAt(5, 15, 25, 35, 45));
