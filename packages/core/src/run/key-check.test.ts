@@ -49,10 +49,15 @@ describe("DuplicateKeyCheck", () => {
     expect(() => check.check(keyed(null))).toThrow(/primary key \(a = null\)/);
   });
 
-  it("takes a text key as it is: keys differing only by case or normalization are distinct", () => {
+  it("takes text keys as they are: keys differing only by case or normalization are distinct, short or long", () => {
     const check = new DuplicateKeyCheck(["b"], "raw.t");
-    check.check(rows([1, "a"], [2, "A"], [3, "\u00e9"], [4, "e\u0301"], [5, "1"]));
-    expect(() => check.check(rows([6, "e\u0301"]))).toThrow(/primary key \(b = e\u0301\)/);
+    const long = "x".repeat(1000);
+    // A key of 13 characters is kept as JSON: it must not meet a text that is another's JSON.
+    check.check(rows([1, "a"], [2, "A"], [3, "\u00e9"], [4, "e\u0301"], [5, "1"], [6, "abcdefghijklm"], [7, '"abcdefghijk"']));
+    check.check(rows([8, "abcdefghijk"], [9, `${long}\u00e9`], [10, `${long}e\u0301`], [11, `"abcdefghijklm"`]));
+    expect(() => check.check(rows([12, "e\u0301"]))).toThrow(/primary key \(b = e\u0301\)/);
+    expect(() => check.check(rows([13, "abcdefghijklm"]))).toThrow(/primary key \(b = abcdefghijklm\)/);
+    expect(() => check.check(rows([14, `${long}e\u0301`]))).toThrow(/appears more than once/);
   });
 
   it("holds more text keys than one JavaScript Set can (2^24) in one read, in Sets of a bounded size", () => {

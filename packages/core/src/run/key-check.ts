@@ -2,11 +2,7 @@ import { type ColumnVector, cellValue, type RecordBatch } from "../connector/rec
 import { SqlloadError } from "../errors/sqlload-error.js";
 import { NumberSet } from "./number-set.js";
 
-/**
- * A key's identity: a number or a string as the key's one column holds it (a bigint as a number
- * when a double holds it exactly, as its digits otherwise), NULL_KEY for NULL, and for a key of
- * several columns (or of a type without a primitive value) its values as JSON.
- */
+/** What the check keeps of a key (see `keyIds`). */
 type KeyId = number | string | symbol;
 const NULL_KEY = Symbol("NULL");
 
@@ -68,9 +64,14 @@ export class DuplicateKeyCheck {
 }
 
 /**
- * How to read row r's key identity. A key of one column whose values are numbers, bigints or
- * strings is its value as it is (no string made per row: a merge of 1M rows spent 1.4 s making
- * JSON of its keys, and held them all); other keys go through JSON, bigints as digits.
+ * How to read row r's key identity. A key of one column is kept as its value where it can be (no
+ * string made per row: a merge of 1M rows spent 1.4 s making JSON of its keys): a number as it is,
+ * a bigint as a number where a double holds it exactly, text of up to 12 characters as it is, NULL
+ * as NULL_KEY. Other keys are JSON: longer text (V8 cuts a string of 13 characters or more out of a
+ * larger one without copying it, so keeping a key from `split` or `substring` would keep all the
+ * text it came from for the rest of the commit; JSON is a copy of its own, and never 12 characters
+ * or fewer), bigints past 2^53 (as digits: two of them may round to one double), other types, and
+ * keys of several columns. A column holds one type, so a JSON key never meets a raw one it could equal.
  */
 function keyIds(batch: RecordBatch, indexes: readonly number[]): (row: number) => KeyId {
   if (indexes.length !== 1) return (r) => json(indexes.map((c) => cellValue(batch, c, r)));
@@ -81,13 +82,12 @@ function keyIds(batch: RecordBatch, indexes: readonly number[]): (row: number) =
     const value = values[r];
     switch (typeof value) {
       case "number":
-      case "string":
         return value;
+      case "string":
+        return value.length <= 12 ? value : JSON.stringify(value);
       case "bigint": {
-        // Two bigints past 2^53 may round to one double: those keep their digits (a string, never
-        // equal to a number; a column holds one type, so never equal to a text key either).
         const number = Number(value);
-        return Number.isSafeInteger(number) ? number : String(value);
+        return Number.isSafeInteger(number) ? number : `${value}`;
       }
       default:
         return json([cellValue(batch, c, r)]);
