@@ -43,10 +43,12 @@ const BATCH_NUMBER = "__sqlload_batch";
 
 /**
  * Staged rows are merged into the table once this many rows, or bytes (as `measureBatch` counts
- * them), wait. Each merge scans the whole table for the keys it replaces (DuckDB keeps no index on
- * it, see `mergeStaged`): merged a batch at a time, a load of 1M rows scanned it 244 times, and its
+ * them), wait. Each merge scans the whole table for the keys it replaces (it has no index, see
+ * `stageBatch`): merged a batch at a time, a load of 1M rows scanned it 244 times, and its
  * statements kept the unit waiting on DuckDB for half its time. The bytes bound the stage's memory
- * for wide rows.
+ * for wide rows. DuckDB keeps what a commit stages until the commit, deleted from the stage or not,
+ * spilling past `memory_limit`; so a merge needs more of it than an append (a limit of 16 MB, which
+ * a batch at a time took, no longer does).
  */
 const MERGE_ROWS = 1 << 18;
 const MERGE_BYTES = 32 << 20;
@@ -91,7 +93,13 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
 class DuckDBCommitUnit implements CommitUnit {
   private open = true;
   /** A merge's stage: whether it was created, its appender while rows go in, what waits in it. */
-  private stage: { created: boolean; appender?: TableAppender | undefined; batches: number; rows: number; bytes: number } = {
+  private readonly stage: {
+    created: boolean;
+    appender?: TableAppender | undefined;
+    batches: number;
+    rows: number;
+    bytes: number;
+  } = {
     created: false,
     batches: 0,
     rows: 0,
@@ -211,6 +219,7 @@ class DuckDBCommitUnit implements CommitUnit {
    */
   private async stageBatch(batch: RecordBatch, bytes: number): Promise<void> {
     const columns = [...this.columnNames(), BATCH_NUMBER];
+    // Refused before any row is staged.
     this.mergeKeys();
     const stage = this.stage;
     if (!stage.appender) {
@@ -251,12 +260,17 @@ class DuckDBCommitUnit implements CommitUnit {
    * error, a key in several batches takes its row from the last of them.
    */
   private async mergeStaged(): Promise<void> {
-    const appender = this.stage.appender;
+    const stage = this.stage;
+    const appender = stage.appender;
     if (!appender) return;
-    this.stage = { ...this.stage, appender: undefined, rows: 0, bytes: 0 };
+    stage.appender = undefined;
+    stage.rows = 0;
+    stage.bytes = 0;
     await this.guard(async () => appender.close());
     const keys = this.mergeKeys();
     const batch = quoteIdent(BATCH_NUMBER);
+    // A key staged more than once, and whether each time in another batch: false (a key twice in
+    // one batch, an error) sorts before true (an update, the later batch's row kept).
     const repeated = await this.guard(async () =>
       (
         await this.connection.runAndReadAll(
@@ -267,7 +281,7 @@ class DuckDBCommitUnit implements CommitUnit {
     const first = repeated[0];
     if (first && first[keys.length] === false) {
       // Worded like core's own key check, which usually catches this first.
-      const shown = (this.options.primaryKey ?? []).map((k, i) => `${k} = ${String(first[i])}`).join(", ");
+      const shown = (this.options.primaryKey ?? []).map((k, i) => `${k} = ${shownKey(first[i])}`).join(", ");
       throw new SqlloadError("SL301", `table ${this.label}: primary key (${shown}) appears more than once in one batch`, {
         table: this.label,
       });
@@ -381,6 +395,11 @@ class DuckDBCommitUnit implements CommitUnit {
   private guard<T>(work: () => Promise<T>): Promise<T> {
     return writingTable(this.label, work);
   }
+}
+
+/** A key's part as DuckDB gave it back, for an error: a timestamp as ISO 8601, not as `Date` prints itself. */
+function shownKey(value: unknown): string {
+  return value instanceof Date ? value.toISOString() : String(value);
 }
 
 /** The batch with its number in the stage's BATCH_NUMBER column. */

@@ -419,6 +419,22 @@ describe("commit units", () => {
     await expect(dup.commit()).rejects.toMatchObject({ code: "SL301", message: expect.stringContaining("k1 = 9, k2 = z") });
     await dup.abort();
     expect(await rowsOf(r)).toHaveLength(4);
+
+    // The error shows a timestamp key as ISO 8601.
+    const timed = ref();
+    const tc = [col("at", t("timestamptz")), col("v", t("text"))];
+    await load(target, timed, tc, [batch(tc, [{ at: 0n, v: "old" }])]);
+    const twice = await target.begin(timed, { strategy: "merge", columns: tc, primaryKey: ["at"] });
+    await twice.write(
+      batch(tc, [
+        { at: 1_767_225_600_000_000n, v: "a" },
+        { at: 1_767_225_600_000_000n, v: "b" },
+      ]),
+    );
+    await expect(twice.commit()).rejects.toMatchObject({
+      code: "SL301",
+      message: expect.stringContaining("at = 2026-01-01T00:00:00.000Z"),
+    });
   });
 
   it("merges a unit's batches a few hundred thousand rows at a time, a key's row from its last batch", async () => {
