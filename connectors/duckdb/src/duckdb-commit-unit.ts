@@ -21,6 +21,7 @@ import { duckdbTypeSql, findColumn, qualifiedName, quoteIdent } from "./duckdb-d
 import { ingestScan } from "./duckdb-file-scan.js";
 import { duckdbRange } from "./duckdb-range.js";
 import { createRunLogTable, insertRunLogSql, selectRunLog } from "./duckdb-run-log.js";
+import { StagedMerge } from "./duckdb-staged-merge.js";
 import { runStatement, writingTable } from "./duckdb-statement.js";
 import { type BatchMeasure, measureBatch } from "./duckdb-write-memory.js";
 import { committedDurably, wrapDuckDBError } from "./errors.js";
@@ -37,21 +38,6 @@ export function reloadBuildName(name: string): string {
 
 /** A merge's rows wait here (a temporary table of the unit's connection) before they replace their keys. */
 const STAGE = "__sqlload_stage";
-const STAGE_TABLE = `temp.main.${quoteIdent(STAGE)}`;
-/** The stage's column numbering each row's batch: of two rows with one key, the later batch's wins. */
-const BATCH_NUMBER = "__sqlload_batch";
-
-/**
- * Staged rows are merged into the table once this many rows, or bytes (as `measureBatch` counts
- * them), wait. Each merge scans the whole table for the keys it replaces (it has no index, see
- * `stageBatch`): merged a batch at a time, a load of 1M rows scanned it 244 times, and its
- * statements kept the unit waiting on DuckDB for half its time. The bytes bound the stage's memory
- * for wide rows. DuckDB keeps what a commit stages until the commit, deleted from the stage or not,
- * spilling past `memory_limit`; so a merge needs more of it than an append (a limit of 16 MB, which
- * a batch at a time took, no longer does).
- */
-const MERGE_ROWS = 1 << 18;
-const MERGE_BYTES = 32 << 20;
 
 /**
  * Opens a unit: one DuckDB transaction on a connection of its own. `replace` first drops a build
@@ -92,19 +78,8 @@ export async function beginCommitUnit(db: DuckDBDatabase, ref: TargetTableRef, o
 
 class DuckDBCommitUnit implements CommitUnit {
   private open = true;
-  /** A merge's stage: whether it was created, its appender while rows go in, what waits in it. */
-  private readonly stage: {
-    created: boolean;
-    appender?: TableAppender | undefined;
-    batches: number;
-    rows: number;
-    bytes: number;
-  } = {
-    created: false,
-    batches: 0,
-    rows: 0,
-    bytes: 0,
-  };
+  /** A merge's batches, staged until they replace their keys' rows (duckdb-staged-merge.ts). */
+  private merging: StagedMerge | undefined;
   /**
    * Run-log records appended but not yet sent: they go with COMMIT, in its call (one round trip
    * to DuckDB's thread fewer per unit), or before anything that reads the log.
@@ -158,7 +133,10 @@ class DuckDBCommitUnit implements CommitUnit {
     if (!this.columns && this.options.strategy === "replace") await this.guard(() => this.createBuildTable(batch.schema));
     const measure = measureBatch(batch);
     await this.fitWriteMemory(measure);
-    if (this.options.strategy === "merge") return this.stageBatch(batch, measure.bytes);
+    if (this.options.strategy === "merge") {
+      const merging = (this.merging ??= this.startMerge());
+      return this.guard(() => merging.write(batch, measure.bytes));
+    }
     await this.guard(async () => {
       this.appender ??= await TableAppender.open(this.connection, {
         schema: this.ref.schema,
@@ -200,7 +178,7 @@ class DuckDBCommitUnit implements CommitUnit {
   /** Puts every row written so far in the table: the open appender's, and a merge's staged rows. */
   private async settle(): Promise<void> {
     await this.flushAppender();
-    await this.mergeStaged();
+    await this.merging?.settle();
   }
 
   /** Closes the open appender, which puts its rows in the transaction (and reports a failure to flush them). */
@@ -212,91 +190,14 @@ class DuckDBCommitUnit implements CommitUnit {
   }
 
   /**
-   * Upserts on the primary key, in the unit's transaction: batches go to a staging table, numbered,
-   * and `mergeStaged` replaces their keys in the table with them a few hundred thousand rows at a
-   * time, and before anything else that must see the table's rows. No key constraint is declared on
-   * the table (DuckDB's indexes slow every append, and the merge itself keeps keys unique).
+   * Upserts on the primary key, in the unit's transaction (duckdb-staged-merge.ts). No key
+   * constraint is declared on the table: DuckDB's indexes slow every append, and the merge itself
+   * keeps keys unique.
    */
-  private async stageBatch(batch: RecordBatch, bytes: number): Promise<void> {
-    const columns = [...this.columnNames(), BATCH_NUMBER];
-    // Refused before any row is staged.
-    this.mergeKeys();
-    const stage = this.stage;
-    if (!stage.appender) {
-      if (!stage.created) {
-        await this.run(
-          `CREATE TEMP TABLE ${quoteIdent(STAGE)} AS SELECT *, 0::INTEGER AS ${quoteIdent(BATCH_NUMBER)} FROM ${this.table} LIMIT 0`,
-        );
-        stage.created = true;
-      }
-      stage.appender = await this.guard(() =>
-        TableAppender.open(this.connection, { catalog: "temp", schema: "main", name: STAGE, columns, label: this.label }),
-      );
-    }
-    const appender = stage.appender;
-    await this.guard(async () => {
-      try {
-        appender.append(numbered(batch, ++stage.batches), bytes);
-      } catch (error) {
-        appender.discard();
-        stage.appender = undefined;
-        throw error;
-      }
-    });
-    stage.rows += batch.length;
-    stage.bytes += bytes;
-    if (stage.rows >= MERGE_ROWS || stage.bytes >= MERGE_BYTES) await this.mergeStaged();
-  }
-
-  /** The primary key's columns as the table names them, quoted. */
-  private mergeKeys(): string[] {
-    const keys = (this.options.primaryKey ?? []).map((k) => quoteIdent(this.column(k, "SL208").name));
-    if (keys.length === 0) throw new SqlloadError("SL108", `merge into ${this.label} needs a primary key`);
-    return keys;
-  }
-
-  /**
-   * Replaces the keys of the staged rows in the table with them: a key twice in one batch is an
-   * error, a key in several batches takes its row from the last of them.
-   */
-  private async mergeStaged(): Promise<void> {
-    const stage = this.stage;
-    const appender = stage.appender;
-    if (!appender) return;
-    stage.appender = undefined;
-    stage.rows = 0;
-    stage.bytes = 0;
-    await this.guard(async () => appender.close());
-    const keys = this.mergeKeys();
-    const batch = quoteIdent(BATCH_NUMBER);
-    // A key staged more than once, and whether each time in another batch: false (a key twice in
-    // one batch, an error) sorts before true (an update, the later batch's row kept).
-    const repeated = await this.guard(async () =>
-      (
-        await this.connection.runAndReadAll(
-          `SELECT ${keys.join(", ")}, count(DISTINCT ${batch}) = count(*) FROM ${STAGE_TABLE} GROUP BY ${keys.join(", ")} HAVING count(*) > 1 ORDER BY ${keys.length + 1} LIMIT 1`,
-        )
-      ).getRowsJS(),
-    );
-    const first = repeated[0];
-    if (first && first[keys.length] === false) {
-      // Worded like core's own key check, which usually catches this first.
-      const shown = (this.options.primaryKey ?? []).map((k, i) => `${k} = ${shownKey(first[i])}`).join(", ");
-      throw new SqlloadError("SL301", `table ${this.label}: primary key (${shown}) appears more than once in one batch`, {
-        table: this.label,
-      });
-    }
-    const match = keys.map((k) => `t.${k} IS NOT DISTINCT FROM s.${k}`).join(" AND ");
-    const latest = first ? ` QUALIFY row_number() OVER (PARTITION BY ${keys.join(", ")} ORDER BY ${batch} DESC) = 1` : "";
-    await this.guard(() =>
-      this.connection.run(
-        [
-          `DELETE FROM ${this.table} AS t USING ${STAGE_TABLE} AS s WHERE ${match}`,
-          `INSERT INTO ${this.table} BY NAME SELECT * EXCLUDE (${batch}) FROM ${STAGE_TABLE}${latest}`,
-          `DELETE FROM ${STAGE_TABLE}`,
-        ].join(";\n"),
-      ),
-    );
+  private startMerge(): StagedMerge {
+    const columns = this.columnNames();
+    const keys = (this.options.primaryKey ?? []).map((k) => ({ column: this.column(k, "SL208").name, name: k }));
+    return new StagedMerge(this.connection, { into: this.table, columns, keys, stage: STAGE, label: this.label });
   }
 
   /** The table whose run log this unit writes: a reload's build logs under the live table. */
@@ -350,8 +251,7 @@ class DuckDBCommitUnit implements CommitUnit {
     if (!this.open) return;
     this.appender?.discard();
     this.appender = undefined;
-    this.stage.appender?.discard();
-    this.stage.appender = undefined;
+    this.merging?.discard();
     try {
       await this.connection.run("ROLLBACK");
     } catch {
@@ -395,18 +295,4 @@ class DuckDBCommitUnit implements CommitUnit {
   private guard<T>(work: () => Promise<T>): Promise<T> {
     return writingTable(this.label, work);
   }
-}
-
-/** A key's part as DuckDB gave it back, for an error: a timestamp as ISO 8601, not as `Date` prints itself. */
-function shownKey(value: unknown): string {
-  return value instanceof Date ? value.toISOString() : String(value);
-}
-
-/** The batch with its number in the stage's BATCH_NUMBER column. */
-function numbered(batch: RecordBatch, number: number): RecordBatch {
-  return {
-    schema: [...batch.schema, { name: BATCH_NUMBER, type: { kind: "int32" }, nullable: false }],
-    length: batch.length,
-    columns: [...batch.columns, { values: new Int32Array(batch.length).fill(number) }],
-  };
 }

@@ -12,6 +12,8 @@
  *   RecordBatch storage and DuckDB vectors inside them;
  * - core's cursor range with its bounds bound as DuckDB parameters (`duckdbRange`);
  * - a commit unit's statements (`runStatement`) and their failures as coded errors (`writingTable`);
+ * - an upsert on a primary key through a staging table (`StagedMerge`), with the measure of a
+ *   batch it is sized by (`measureBatch`);
  * - DuckDB errors as coded SqlloadErrors;
  * - the DuckDB client's classes a connector creates values and instances with: this package
  *   carries its own copy of the client, and the pieces above recognise only its classes.
@@ -25,6 +27,8 @@ export { DuckDBInstance, DuckDBListValue, LIST, VARCHAR } from "./duckdb-client.
 export { duckdbTypeSql, isCanonical, logicalTypeOf, quoteIdent, quoteString } from "./duckdb-dialect.js";
 export { openSource, openTarget } from "./duckdb-open.js";
 export { type DuckDBRangeOptions, duckdbRange, type SqlCondition } from "./duckdb-range.js";
+export { StagedMerge, type StagedMergeTarget } from "./duckdb-staged-merge.js";
 export { runStatement, writingTable } from "./duckdb-statement.js";
 export { cursorFromDuckDB } from "./duckdb-values.js";
+export { measureBatch } from "./duckdb-write-memory.js";
 export { duckdbMessage, wrapDuckDBError } from "./errors.js";

@@ -6,10 +6,12 @@ import {
   cursorFromDuckDB,
   duckdbRange,
   duckdbTypeSql,
+  measureBatch,
   quoteIdent,
   quoteString,
   runStatement,
   type SqlCondition,
+  StagedMerge,
   wrapDuckDBError,
   writingTable,
 } from "@sqlload/connector-duckdb/engine";
@@ -90,6 +92,8 @@ export class FilesCommitUnit implements CommitUnit {
   private readonly stage: string;
   private readonly incoming: string;
   private staged = false;
+  /** A merge's batches, waiting to replace the staged rows of their keys (StagedMerge). */
+  private merging: StagedMerge | undefined;
   private readonly deletes: PendingDelete[] = [];
   private readonly records: RunLogRow[] = [];
 
@@ -131,6 +135,7 @@ export class FilesCommitUnit implements CommitUnit {
     const includeNulls = options?.includeNulls ?? false;
     this.deletes.push({ range, includeNulls });
     if (!this.staged) return;
+    await this.merging?.settle();
     // Rows this unit wrote before the delete go too, as in a database transaction.
     const column = this.column(cursor.column);
     const condition = duckdbRange({
@@ -160,12 +165,15 @@ export class FilesCommitUnit implements CommitUnit {
       return;
     }
     // merge: the batch replaces staged rows of its keys, so the last write of a key wins.
-    const keys = this.keys();
-    await this.run(`CREATE OR REPLACE TEMP TABLE ${this.incoming} AS SELECT * FROM ${this.stage} LIMIT 0`);
-    await this.guard(() => appendBatch(this.connection, this.appendTarget(this.incoming, names, "temp"), batch));
-    const match = keys.map((k) => `s.${quoteIdent(k)} IS NOT DISTINCT FROM i.${quoteIdent(k)}`).join(" AND ");
-    await this.run(`DELETE FROM ${this.stage} AS s USING ${this.incoming} AS i WHERE ${match}`);
-    await this.run(`INSERT INTO ${this.stage} SELECT * FROM ${this.incoming}`);
+    this.merging ??= new StagedMerge(this.connection, {
+      into: this.stage,
+      columns: names,
+      keys: this.keys().map((k) => ({ column: this.column(k).name, name: k })),
+      stage: this.incoming,
+      label: this.context.label,
+      exactNames: true,
+    });
+    await this.merging.write(batch, measureBatch(batch).bytes);
   }
 
   /**
@@ -186,6 +194,7 @@ export class FilesCommitUnit implements CommitUnit {
     const { store, ref, label } = this.context;
     const written: string[] = [];
     try {
+      await this.merging?.settle();
       const current = await readManifest(store, ref, label);
       if ((current?.generation ?? 0) !== (this.context.manifest?.generation ?? 0)) {
         throw new SqlloadError("SL305", `table ${label} was committed by another writer while this commit was open`, {
@@ -503,6 +512,7 @@ export class FilesCommitUnit implements CommitUnit {
   private async close(): Promise<void> {
     if (!this.open) return;
     this.open = false;
+    this.merging?.discard();
     try {
       await this.connection.run(`DROP TABLE IF EXISTS ${this.stage}`);
       await this.connection.run(`DROP TABLE IF EXISTS ${this.incoming}`);

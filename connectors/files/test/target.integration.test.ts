@@ -237,6 +237,38 @@ describe("commit units", () => {
     ]);
   });
 
+  it("merge: a unit of more rows than one merge takes (262,144), a key's row from its last batch", async () => {
+    const r = ref();
+    await load(target, r, cols, [rowsOf([1, 2])]);
+    const expected = new Map<number, string>([
+      [1, "v1"],
+      [2, "v2"],
+    ]);
+    const unit = await target.begin(r, { strategy: "merge", columns: cols, primaryKey: ["id"] });
+    // Batches 1-3 (300,000 rows) are merged at the third, batch 4 at commit: keys 1-10 come in
+    // batches 1 and 2 (one merge), keys 1-5 again in batch 4 (the next).
+    const keys = [
+      Array.from({ length: 100_000 }, (_, i) => i + 1),
+      Array.from({ length: 100_000 }, (_, i) => (i < 10 ? i + 1 : 100_001 + i)),
+      Array.from({ length: 100_000 }, (_, i) => 200_001 + i),
+      [1, 2, 3, 4, 5, 250_000],
+    ];
+    for (const [b, ids] of keys.entries()) {
+      for (const id of ids) expected.set(id, `b${b + 1}`);
+      await unit.write(
+        batch(
+          cols,
+          ids.map((id) => ({ id, v: `b${b + 1}`, k: id })),
+        ),
+      );
+    }
+    await unit.commit();
+    const back = await targetRows(root, r, "id");
+    expect(back.length).toBe(expected.size);
+    const wrong = back.filter((row) => expected.get(Number(row.id)) !== row.v);
+    expect(wrong).toEqual([]);
+  });
+
   it("replace writes a new file set and swaps the manifest; the old files go with the next collection", async () => {
     const r = ref();
     await load(target, r, cols, [rowsOf([1, 2])]);
