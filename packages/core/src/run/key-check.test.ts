@@ -91,4 +91,23 @@ describe("DuplicateKeyCheck", () => {
     const numbers = (check as unknown as { numbers: { size: number } }).numbers;
     expect(numbers.size).toBe(10);
   });
+
+  it("tells NaN, the infinities and NULL apart in a key of several columns", () => {
+    const keyed: Column[] = [
+      { name: "f", type: { kind: "float64" }, nullable: true },
+      { name: "i", type: { kind: "int64" }, nullable: false },
+    ];
+    const check = new DuplicateKeyCheck(["f", "i"], "raw.t");
+    const add = (...fs: (number | null)[]) =>
+      check.check(
+        batchFromRows(
+          keyed,
+          fs.map((f) => ({ f, i: 1n })),
+        ),
+      );
+    add(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, null, 0);
+    expect(() => add(Number.NEGATIVE_INFINITY)).toThrow(/primary key \(f = -Infinity, i = 1\)/);
+    expect(() => add(Number.NaN)).toThrow(/primary key \(f = NaN, i = 1\)/);
+    expect(() => add(null)).toThrow(/primary key \(f = null, i = 1\)/);
+  });
 });

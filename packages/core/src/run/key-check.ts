@@ -14,7 +14,7 @@ const SHARD_SIZE = 1 << 23;
 
 /**
  * Finds primary keys seen twice within one read: `merge` would otherwise keep an arbitrary row.
- * It holds every key of the read: numbers in a NumberSet (about 13 bytes a key), the others in Sets.
+ * It holds every key of the read: numbers in a NumberSet (11 to 21 bytes a key), the others in Sets.
  */
 export class DuplicateKeyCheck {
   private numbers = new NumberSet();
@@ -95,6 +95,12 @@ function keyIds(batch: RecordBatch, indexes: readonly number[]): (row: number) =
   };
 }
 
+/**
+ * Values as JSON, told apart where JSON itself would not: bigints as their digits and `n`, and
+ * NaN and the infinities as their names (JSON writes all three, and NULL, as `null`).
+ */
 function json(values: readonly unknown[]): string {
-  return JSON.stringify(values, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
+  return JSON.stringify(values, (_, v) =>
+    typeof v === "bigint" ? `${v}n` : typeof v === "number" && !Number.isFinite(v) ? String(v) : v,
+  );
 }
