@@ -55,6 +55,9 @@ describe("StagedMerge", () => {
       [999_999n, -1],
     ]);
     const rows = 65_536;
+    // In a transaction, as the DuckDB target merges (the files target's merges are outside one):
+    // the stage is dropped and made again inside it.
+    await connection.run("BEGIN TRANSACTION");
     const run = vi.spyOn(DuckDBConnection.prototype, "run");
     try {
       for (let b = 1; b <= 5; b++) {
@@ -70,6 +73,7 @@ describe("StagedMerge", () => {
     } finally {
       run.mockRestore();
     }
+    await connection.run("COMMIT");
     const back = await read();
     expect(back.size).toBe(expected.size);
     const wrong = [...expected].filter(([id, v]) => back.get(id) !== v);
