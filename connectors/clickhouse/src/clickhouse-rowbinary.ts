@@ -313,8 +313,7 @@ function rowWriter(column: Column, vector: ColumnVector): { write: RowWriter; fi
 function scaledWriter(type: { precision: number; scale: number }, column: string, scaled: Float64Array): RowWriter {
   const { precision, scale } = type;
   const bytes = precision <= 9 ? 4 : precision <= 18 ? 8 : precision <= 38 ? 16 : 32;
-  // Every value is under 2^53 < 10^16: only a Decimal of fewer digits can overflow.
-  const limit = precision <= 15 ? 10 ** precision : Number.POSITIVE_INFINITY;
+  const limit = 10 ** precision;
   return (w, r) => {
     const value = scaled[r] as number;
     if (Number.isNaN(value)) {

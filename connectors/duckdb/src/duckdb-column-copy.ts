@@ -229,12 +229,13 @@ const POW10 = Array.from({ length: 19 }, (_, i) => 10 ** i);
 const EXACT_DIGITS = 15;
 
 /**
- * The bytes DuckDB stores a DECIMAL of `width` digits in, and the magnitude a double (exact to 15
- * digits) must stay under to fit it: a value of at most 15 digits can only overflow a narrower column.
+ * The bytes DuckDB stores a DECIMAL of `width` digits in, and the magnitude an integer in a double
+ * must stay under to fit it (10^38 is a double too; past 2^53, where doubles skip integers, only
+ * the bigint path goes).
  */
 function decimalLayout(width: number): { bytes: 2 | 4 | 8 | 16; limit: number } {
   const bytes = width <= 4 ? 2 : width <= 9 ? 4 : width <= 18 ? 8 : 16;
-  return { bytes, limit: width <= EXACT_DIGITS ? (POW10[width] as number) : Number.POSITIVE_INFINITY };
+  return { bytes, limit: 10 ** width };
 }
 
 function copyDecimals(
