@@ -180,8 +180,8 @@ export class FilesCommitUnit implements CommitUnit {
    * A table of this unit's connection as the appender's target. Names match exactly: the
    * table's columns become Parquet columns, whose names are case-sensitive.
    */
-  private appendTarget(name: string, columns: readonly string[], catalog?: "temp"): AppendTarget {
-    return { catalog, schema: "main", name, columns, label: this.context.label, exactNames: true };
+  private appendTarget(name: string, columns: readonly string[]): AppendTarget {
+    return { schema: "main", name, columns, label: this.context.label, exactNames: true };
   }
 
   async appendRunLog(row: RunLogRow): Promise<void> {
