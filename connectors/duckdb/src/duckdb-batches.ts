@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBType, DuckDBValue, DuckDBVector } from "@duckdb/node-api";
 import { allocate, BATCH_BYTES, type Column, type ColumnVector, type RecordBatch, storageOf, valueBytes } from "@sqlload/core";
+import { checkReadEnd } from "./duckdb-read-end.js";
 import { type FromDuckDB, fromDuckDB } from "./duckdb-values.js";
 
 /** Rows per yielded batch: 16 DuckDB chunks, large enough that per-batch work vanishes, small enough to stream. */
@@ -10,6 +11,10 @@ export const BATCH_ROWS = 16 * 2048;
  * reach core's BATCH_BYTES (rows of 1 KB make batches of 8 MB, rows of 100 KB of 80 rows), in the storage of `schema`
  * (one column per selected column, in order). The query must select canonical types (see
  * `readExpression`); `signal` is checked before each chunk is fetched.
+ *
+ * The read runs inside a transaction, so that a failure DuckDB's client does not report is seen
+ * at its end (duckdb-read-end.ts): the caller's, when `inTransaction` says the connection is in
+ * one, or one of its own, rolled back when the read ends or is abandoned.
  */
 export async function* streamBatches(
   connection: DuckDBConnection,
@@ -18,20 +23,32 @@ export async function* streamBatches(
   values: Record<string, DuckDBValue>,
   types: Record<string, DuckDBType | undefined>,
   signal: AbortSignal,
+  options: { readonly inTransaction?: boolean } = {},
 ): AsyncGenerator<RecordBatch> {
-  const result = await connection.stream(sql, values, types);
-  const builder = new BatchBuilder(schema, result.columnTypes());
-  for (;;) {
-    signal.throwIfAborted();
-    const chunk = await result.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) {
-      if (builder.length > 0) yield builder.flush();
-      return;
+  const own = options.inTransaction !== true;
+  if (own) await connection.run("BEGIN TRANSACTION");
+  try {
+    const result = await connection.stream(sql, values, types);
+    const builder = new BatchBuilder(schema, result.columnTypes());
+    let rows = 0;
+    for (;;) {
+      signal.throwIfAborted();
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) {
+        // Before the last rows go: the end of a failed read must not reach the target's commit.
+        await checkReadEnd(connection, { sql, values, types }, rows);
+        if (builder.length > 0) yield builder.flush();
+        return;
+      }
+      rows += chunk.rowCount;
+      for (let at = 0; at < chunk.rowCount; ) {
+        at = builder.add(chunk, at);
+        if (builder.full) yield builder.flush();
+      }
     }
-    for (let at = 0; at < chunk.rowCount; ) {
-      at = builder.add(chunk, at);
-      if (builder.full) yield builder.flush();
-    }
+  } finally {
+    // Only reads: a rollback ends them, and one DuckDB reports as aborted needs it as much.
+    if (own) await connection.run("ROLLBACK").catch(() => undefined);
   }
 }
 

@@ -21,19 +21,18 @@ export async function ingestScan(
     if (!/^[A-Za-z_]+$/.test(name)) throw new SqlloadError("SL900", `file scan setting "${name}" is not a setting name`);
   }
   const list = columns.map(quoteIdent).join(", ");
-  let rows = 0;
   // The scan's statements mean what they mean under its settings (a TIMESTAMPTZ cast under UTC).
   for (const [name, value] of settings) await connection.run(`SET SESSION ${name} = ${quoteString(value)}`);
-  try {
-    const result = await connection.run(
-      `INSERT INTO ${table} (${list}) SELECT ${list} FROM (${scan.sql}) AS scan`,
-      scan.values as Record<string, DuckDBValue>,
-      scan.types as Record<string, DuckDBType | undefined>,
-    );
-    rows = result.rowsChanged;
-  } finally {
-    for (const [name] of settings) await connection.run(`RESET SESSION ${name}`);
-  }
+  // The RESETs are not in a `finally`: a failed INSERT aborts the unit's transaction, which then
+  // refuses them too ("Current transaction is aborted"), and that hid what failed (a CSV line that
+  // does not convert). A failed unit's connection is closed with it, its settings too.
+  const result = await connection.run(
+    `INSERT INTO ${table} (${list}) SELECT ${list} FROM (${scan.sql}) AS scan`,
+    scan.values as Record<string, DuckDBValue>,
+    scan.types as Record<string, DuckDBType | undefined>,
+  );
+  const rows = result.rowsChanged;
+  for (const [name] of settings) await connection.run(`RESET SESSION ${name}`);
   if (!cursor) return { rows, max: null };
   const reader = await connection.runAndReadAll(`SELECT max(${quoteIdent(cursor.column)}) FROM ${table}`);
   const value = reader.getRows()[0]?.[0];

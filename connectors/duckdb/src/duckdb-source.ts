@@ -136,7 +136,9 @@ class DuckDBTableReader implements SourceTableReader {
     const cursorIndex = cursor ? this.table.columns.indexOf(cursor.column) : -1;
     const points = request.ordered && cursorIndex >= 0 ? new CommitPoints(cursorIndex) : undefined;
     try {
-      for await (const batch of streamBatches(this.connection, sql, this.schema, values, types, request.signal)) {
+      // Inside the transaction openTable began, which gives every window one snapshot.
+      const batches = streamBatches(this.connection, sql, this.schema, values, types, request.signal, { inTransaction: true });
+      for await (const batch of batches) {
         if (points) yield* points.batch(batch, estimateBytes(batch));
         else yield { kind: "batch", batch };
       }

@@ -8,6 +8,10 @@ describe("duckdbErrorKind", () => {
     ['TransactionContext Error: Catalog write-write conflict on create with "s1"', "conflict"],
     ["Catalog Error: Table with name x does not exist!\n\nLINE 1: ...", "missing_table"],
     ["Constraint Error: NOT NULL constraint failed: t.x", "unknown"],
+    ["Conversion Error: Could not convert string 'x' to INT32", "bad_data"],
+    ["Conversion Error: CSV Error on Line: 250002\nOriginal Line: 250000,oops", "bad_data"],
+    ["Invalid Input Error: CSV Error on Line: 3\nExpected Number of Columns: 2 Found: 3", "bad_data"],
+    ['Invalid Input Error: Error when sniffing file "/d/x.csv".', "unknown"],
     ['Parser Error: syntax error at or near "at"', "unknown"],
   ])("%s → %s", (message, kind) => expect(duckdbErrorKind(new Error(message))).toBe(kind));
 });
@@ -23,6 +27,21 @@ describe("wrapping", () => {
       cause,
     });
     expect(wrapDuckDBError(cause, "source", "reading x").code).toBe("SL304");
+  });
+
+  it("says where a CSV line failed and why, in one line", () => {
+    const long = "x".repeat(500);
+    const cause = new Error(
+      `Conversion Error: CSV Error on Line: 250002\nOriginal Line: 250000,${long}\nError when converting column "v". Could not convert string "oops" to 'BIGINT'\n\nColumn v is being converted as type BIGINT\nPossible solutions:\n* Override the type\n\n  file = s3://bucket/landing/bad.csv?X-Amz-Signature=secret\n  delimiter = , (Auto-Detected)\n`,
+    );
+    const error = wrapDuckDBError(cause, "source", "reading lake.bad failed", "lake.bad");
+    expect(error.code).toBe("SL300");
+    expect(error.retryable).toBe(false);
+    expect(error.message).toBe(
+      `reading lake.bad failed: Conversion Error: CSV Error on Line: 250002 of s3://bucket/landing/bad.csv: Error when converting column "v". Could not convert string "oops" to 'BIGINT' (the line: 250000,${long.slice(0, 193)}…)`,
+    );
+    expect(error.message).not.toMatch(/secret/);
+    expect(error.hint).toMatch(/Fix the value/);
   });
 
   it("makes a write-write conflict retryable and keeps SqlloadErrors as they are", () => {

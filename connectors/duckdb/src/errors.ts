@@ -10,6 +10,9 @@ const KINDS: readonly (readonly [RegExp, VendorErrorKind])[] = [
   [/^TransactionContext Error:.*(conflict|Conflict)/, "conflict"],
   // A relation or schema that is not there (or a function, which sqlload's statements do not name).
   [/^Catalog Error:/, "missing_table"],
+  // A value that does not convert to its column's type (a CSV line among them), or a CSV line DuckDB
+  // cannot read as the file's columns.
+  [/^Conversion Error:|^Invalid Input Error: CSV Error/, "bad_data"],
 ];
 
 /** A database file that is not there: DuckDB's words for it, which no kind of core's names. */
@@ -30,6 +33,28 @@ export function duckdbMessage(error: unknown): string {
   return firstLine(messageOf(error));
 }
 
+/** The most of a failing CSV line a message quotes. */
+const QUOTED_LINE = 200;
+
+/**
+ * A DuckDB message in one line: its first, and for a CSV error the lines that say where and why
+ * ("CSV Error on Line: 250002" alone names neither the file, nor the column, nor the value).
+ */
+export function duckdbDetail(text: string): string {
+  const lines = text.split("\n");
+  const first = lines[0] ?? text;
+  if (!/CSV Error on Line/.test(first)) return first;
+  const find = (pattern: RegExp) => lines.find((line) => pattern.test(line))?.trim();
+  // A remote file's address may carry a signature in its query string.
+  const file = find(/^\s*file = /)
+    ?.replace(/^file = /, "")
+    .replace(/\?.*$/, "");
+  const why = find(/^Error when converting column|^Expected Number of Columns/);
+  const line = find(/^Original Line: /)?.replace(/^Original Line: /, "");
+  const quoted = line && line.length > QUOTED_LINE ? `${line.slice(0, QUOTED_LINE)}…` : line;
+  return `${first}${file ? ` of ${file}` : ""}${why ? `: ${why}` : ""}${quoted !== undefined ? ` (the line: ${quoted})` : ""}`;
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -41,6 +66,8 @@ function firstLine(text: string): string {
 const HINTS = {
   conflict: "Another writer changed the same table at the same time; run again.",
   lock: "DuckDB lets one process write a file at a time; wait for the other run (or close the other program), then run again.",
+  bad_data:
+    "Fix the value in the source. DuckDB reads a CSV column as the type it detects in the first 20,480 lines of a file, so a later value of another kind fails.",
 } as const;
 
 /** DuckDB's words when it runs out of its memory_limit: an allocation, or a block it could not pin. */
@@ -69,7 +96,7 @@ function memoryHint(message: string): string | undefined {
 export function wrapDuckDBError(error: unknown, role: Role, action: string, table?: string): SqlloadError {
   // A source's file is opened under DuckDB's own limit: the target's setting is no help there.
   const hint = role === "target" ? memoryHint(messageOf(error)) : undefined;
-  return toVendorSqlloadError(error, duckdbErrorKind, { role, action, table, hints: HINTS, scrub: firstLine, hint });
+  return toVendorSqlloadError(error, duckdbErrorKind, { role, action, table, hints: HINTS, scrub: duckdbDetail, hint });
 }
 
 /** An error opening a database file: one held by another process, one that is not there, or anything else. */
