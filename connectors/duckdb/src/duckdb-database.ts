@@ -5,16 +5,19 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { SqlloadError, Turns } from "@sqlload/core";
 import { DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
+import { duckdbDefaultLimit, RaisableLimit } from "./duckdb-memory-limit.js";
 import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_MEMORY_LIMIT_BYTES,
   DEFAULT_ROW_GROUP_SIZE,
   type MemorySettings,
+  READ_BASE_BYTES,
 } from "./duckdb-memory-settings.js";
+import { ReadMemory } from "./duckdb-read-memory.js";
 import { notAVersion } from "./duckdb-storage-version.js";
 import { IN_MEMORY } from "./duckdb-target-path.js";
 import { leftoverSpills, removeLeftoverSpills } from "./duckdb-temporary-files.js";
-import { duckdbDefaultLimit, WriteMemory } from "./duckdb-write-memory.js";
+import { WriteMemory } from "./duckdb-write-memory.js";
 import { duckdbMessage, openError } from "./errors.js";
 
 /**
@@ -35,6 +38,17 @@ export const INSTANCE_OPTIONS: Readonly<Record<string, string>> = {
 };
 
 export type AccessMode = "read_write" | "read_only";
+
+/** How a source's file is opened: the source's `memory_limit`, or none to let its reads raise one (duckdb-read-memory.ts). */
+export interface SourceFileSettings {
+  readonly memoryLimit?: string | undefined;
+}
+
+const TARGET_DEFAULTS: TargetFileSettings = {
+  memoryLimit: DEFAULT_MEMORY_LIMIT,
+  rowGroupSize: DEFAULT_ROW_GROUP_SIZE,
+  raisable: true,
+};
 
 /** How a target's file is opened: what bounds its memory, and the storage format of a file it creates. */
 export interface TargetFileSettings extends MemorySettings {
@@ -59,6 +73,8 @@ export interface DuckDBDatabase {
   release(): Promise<void>;
   /** The target file's limit, raised for long values and wide rows; absent when it is fixed (set by the target, or a source's). */
   readonly writeMemory?: WriteMemory | undefined;
+  /** A source file's limit, raised for the reads open; absent when the source sets it. */
+  readonly readMemory?: ReadMemory | undefined;
 }
 
 interface Shared {
@@ -69,6 +85,7 @@ interface Shared {
   users: number;
   readonly turns: Turns;
   writeMemory?: WriteMemory;
+  readMemory?: ReadMemory;
 }
 
 // A file may be open only once per process: DuckDB's file lock is per process, so a second
@@ -78,9 +95,10 @@ const open = new Map<string, Promise<Shared>>();
 /**
  * Opens (or shares) the database at `path`, relative to `projectDir`; `:memory:` is a new private
  * database every time. A file opened for writing creates its folder; a read-only open of a missing
- * file fails as the `role` it is opened for. A target's file gets the `settings` (see
- * duckdb-memory-settings.ts and duckdb-storage-version.ts); a file this process already has open
- * keeps the settings it was opened with. An in-memory database takes none: it has nowhere to drop
+ * file fails as the `role` it is opened for. A target's file gets its `settings` (see
+ * duckdb-memory-settings.ts and duckdb-storage-version.ts), a source's the `memoryLimit` its
+ * settings give, or else the limit its reads raise; a file this process already has open keeps the
+ * settings it was opened with. An in-memory database takes none: it has nowhere to drop
  * blocks to, and no storage format.
  */
 export async function openDatabase(
@@ -88,12 +106,17 @@ export async function openDatabase(
   projectDir: string,
   mode: AccessMode,
   role: "source" | "target",
-  settings: TargetFileSettings = { memoryLimit: DEFAULT_MEMORY_LIMIT, rowGroupSize: DEFAULT_ROW_GROUP_SIZE, raisable: true },
+  fileSettings?: TargetFileSettings | SourceFileSettings,
 ): Promise<DuckDBDatabase> {
   const options: Record<string, string> = { ...INSTANCE_OPTIONS };
   if (mode === "read_only") options.access_mode = "READ_ONLY";
+  const settings: TargetFileSettings =
+    role === "target" ? ((fileSettings as TargetFileSettings | undefined) ?? TARGET_DEFAULTS) : TARGET_DEFAULTS;
   const limited = role === "target" && path !== IN_MEMORY;
   if (limited) options.memory_limit = settings.memoryLimit;
+  const readLimit = role === "source" ? (fileSettings as SourceFileSettings | undefined)?.memoryLimit : undefined;
+  const reading = role === "source" && path !== IN_MEMORY;
+  if (reading) options.memory_limit = readLimit ?? `${READ_BASE_BYTES / 1e6}MB`;
   // DuckDB applies it to files it creates, the attached one too, and leaves an existing file's format as it is.
   if (limited && settings.storageVersion) options.storage_compatibility_version = settings.storageVersion;
   const rowGroupSize = limited ? settings.rowGroupSize : undefined;
@@ -109,6 +132,11 @@ export async function openDatabase(
     if (raisable) {
       pending = pending.then((shared) => {
         shared.writeMemory = new WriteMemory(DEFAULT_MEMORY_LIMIT_BYTES, (bytes) => setMemoryLimit(shared, bytes));
+        return shared;
+      });
+    } else if (reading && readLimit === undefined) {
+      pending = pending.then((shared) => {
+        shared.readMemory = new ReadMemory(new RaisableLimit(READ_BASE_BYTES, (bytes) => setMemoryLimit(shared, bytes)));
         return shared;
       });
     }
@@ -229,6 +257,7 @@ function handle(path: string, shared: Shared, close: () => void): DuckDBDatabase
   return {
     path,
     writeMemory: shared.writeMemory,
+    readMemory: shared.readMemory,
     async connect() {
       if (released) throw new SqlloadError("SL900", `the DuckDB database ${path} was used after it was closed`);
       const connection = await shared.instance.connect();

@@ -44,6 +44,14 @@ export const DUCKDB_ROW_GROUP_SIZE = 122_880;
  * and 10–20% more at 16,384, so 16,384 is left to tables of wide rows (docs/connectors/duckdb.md).
  */
 export const DEFAULT_ROW_GROUP_SIZE = 32_768;
+/**
+ * A DuckDB source's file is opened under this memory_limit, and each read raises it to what the
+ * reads open at once need (duckdb-read-memory.ts). Without a limit DuckDB keeps every block it
+ * reads, up to 80% of the memory: a 1 GB table of 1 KB rows read into Postgres peaked at 1.2 GB,
+ * and larger tables grew with them (bench/README.md, 2026-12-07).
+ */
+export const READ_BASE_BYTES = 64e6;
+
 /** DuckDB's vector size: the rows of a data chunk, and a row group holds a whole number of them. */
 export const DUCKDB_VECTOR_SIZE = 2048;
 
@@ -59,12 +67,17 @@ export function memorySettings(options: { readonly memory_limit?: unknown; reado
   };
 }
 
-function memoryLimit(value: unknown): string {
+/** A DuckDB source's `memory_limit` as DuckDB takes it; undefined when unset (see duckdb-read-memory.ts). */
+export function sourceMemoryLimit(options: { readonly memory_limit?: unknown }): string | undefined {
+  return options.memory_limit === undefined ? undefined : memoryLimit(options.memory_limit, "source");
+}
+
+function memoryLimit(value: unknown, role: "target" | "source" = "target"): string {
   if (value === undefined) return DEFAULT_MEMORY_LIMIT;
-  if (typeof value !== "string") throw new SqlloadError("SL103", "the DuckDB target's `memory_limit` must be a string");
+  if (typeof value !== "string") throw new SqlloadError("SL103", `the DuckDB ${role}'s \`memory_limit\` must be a string`);
   const size = value.trim();
   if (!SIZE.test(size) || /^0+(?:\.0+)? ?[a-z]/i.test(size)) {
-    throw new SqlloadError("SL107", `the DuckDB target's \`memory_limit\` ${JSON.stringify(value)} is not a size`, {
+    throw new SqlloadError("SL107", `the DuckDB ${role}'s \`memory_limit\` ${JSON.stringify(value)} is not a size`, {
       hint: 'Give a size with a unit ("256MB", "2GB"), or "-1" for DuckDB\'s own default (80% of the memory).',
     });
   }

@@ -1,6 +1,6 @@
 import { type ConnectorContext, SqlloadError } from "@sqlload/core";
 import { type DuckDBDatabase, openDatabase } from "./duckdb-database.js";
-import { memorySettings } from "./duckdb-memory-settings.js";
+import { memorySettings, sourceMemoryLimit } from "./duckdb-memory-settings.js";
 import { DuckDBSource } from "./duckdb-source.js";
 import { storageVersion } from "./duckdb-storage-version.js";
 import { DuckDBTarget } from "./duckdb-target.js";
@@ -23,7 +23,8 @@ export async function openSource(context: ConnectorContext): Promise<DuckDBSourc
     const name = context.sourceName ? `source ${context.sourceName}` : "a DuckDB source";
     throw new SqlloadError("SL105", `${name} needs \`path\`, the DuckDB file to read`);
   }
-  return withDatabase(await openDatabase(path, context.projectDir, "read_only", "source"), DuckDBSource.open);
+  const settings = { memoryLimit: sourceMemoryLimit(context.options) };
+  return withDatabase(await openDatabase(path, context.projectDir, "read_only", "source", settings), DuckDBSource.open);
 }
 
 async function withDatabase<T>(db: DuckDBDatabase, open: (db: DuckDBDatabase) => Promise<T>): Promise<T> {

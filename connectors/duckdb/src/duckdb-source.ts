@@ -22,8 +22,9 @@ import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { findColumn, logicalTypeOf, qualifiedName, quoteIdent, readExpression } from "./duckdb-dialect.js";
 import { duckdbRange, type SqlCondition } from "./duckdb-range.js";
+import { memoryForRead, readShape } from "./duckdb-read-memory.js";
 import { cursorFromDuckDB } from "./duckdb-values.js";
-import { wrapDuckDBError } from "./errors.js";
+import { sourceMemoryHint, wrapDuckDBError } from "./errors.js";
 
 /** A DuckDB file as a source. Each opened table reads in one transaction, so all its windows see one snapshot. */
 export class DuckDBSource implements SourceConnection {
@@ -60,7 +61,8 @@ export class DuckDBSource implements SourceConnection {
     try {
       await connection.run("BEGIN TRANSACTION");
       const table = await resolveTable(connection, request, this.db.path);
-      return new DuckDBTableReader(this.db, connection, request.table.key, table);
+      const release = await holdMemory(this.db, table);
+      return new DuckDBTableReader(this.db, connection, request.table.key, table, release);
     } catch (error) {
       this.db.disconnect(connection);
       throw wrapDuckDBError(error, "source", `cannot open ${request.table.key} in ${this.db.path}`, request.table.key);
@@ -108,14 +110,49 @@ async function resolveTable(connection: DuckDBConnection, request: SourceTableRe
   return { from: qualifiedName(schema, table.name), columns, cursor };
 }
 
+/**
+ * Raises the file's memory_limit for reading `table` (duckdb-read-memory.ts) and returns its
+ * release: first for a scan of its columns, then for its rows, as the statistics DuckDB keeps of
+ * each column tell them (read with the row whose rowid is 0, which pins a block of every column,
+ * on a connection of their own, so that a failure leaves the reader's transaction as it was); to
+ * DuckDB's own limit when they cannot be read (a view, a first row deleted).
+ */
+async function holdMemory(db: DuckDBDatabase, table: ResolvedTable): Promise<(() => void) | undefined> {
+  const memory = db.readMemory;
+  if (!memory) return undefined;
+  const connection = await db.connect();
+  try {
+    const threads = (await connection.runAndReadAll("SELECT current_setting('threads')::INTEGER")).getRows()[0]?.[0];
+    if (typeof threads !== "number") return await memory.hold(undefined);
+    const types = table.columns.map((c) => c.type);
+    const scan = await memory.hold(memoryForRead(readShape(types), threads));
+    let stats: (string | null)[] | undefined;
+    try {
+      const columns = table.columns.map((c) => `stats(${quoteIdent(c.name)})`).join(", ");
+      const row = (await connection.runAndReadAll(`SELECT ${columns} FROM ${table.from} WHERE rowid = 0`)).getRows()[0];
+      stats = row?.map((value) => (typeof value === "string" ? value : null));
+    } catch {
+      // Not a table, or no such row: the limit DuckDB would have.
+    }
+    const rows = await memory.hold(stats ? memoryForRead(readShape(types, stats), threads) : undefined);
+    scan();
+    return rows;
+  } finally {
+    db.disconnect(connection);
+  }
+}
+
 class DuckDBTableReader implements SourceTableReader {
   private readonly schema: readonly Column[];
+  /** Set once a read in cursor order has raised the limit to DuckDB's own: its sort needs it. */
+  private ordered: (() => void) | undefined;
 
   constructor(
     private readonly db: DuckDBDatabase,
     private readonly connection: DuckDBConnection,
     private readonly key: string,
     private readonly table: ResolvedTable,
+    private readonly release: (() => void) | undefined,
   ) {
     this.schema = table.columns.map((c) => ({ name: c.name, type: logicalTypeOf(c.type), nullable: c.nullable }));
   }
@@ -130,6 +167,7 @@ class DuckDBTableReader implements SourceTableReader {
       const condition = this.range(request.range, request.includeNulls);
       sql += ` WHERE ${condition.sql}`;
       if (request.ordered) sql += ` ORDER BY ${readExpression(cursor.column.name, cursor.column.type)} ASC NULLS FIRST`;
+      if (request.ordered) this.ordered ??= await this.db.readMemory?.hold(undefined);
       values = condition.values;
       types = condition.types;
     }
@@ -144,7 +182,7 @@ class DuckDBTableReader implements SourceTableReader {
       }
     } catch (error) {
       if (request.signal.aborted) throw error;
-      throw wrapDuckDBError(error, "source", `reading ${this.key} failed`, this.key);
+      throw wrapDuckDBError(error, "source", `reading ${this.key} failed`, this.key, sourceMemoryHint(error));
     }
   }
 
@@ -191,5 +229,7 @@ class DuckDBTableReader implements SourceTableReader {
   async close(): Promise<void> {
     await this.connection.run("ROLLBACK").catch(() => undefined);
     this.db.disconnect(this.connection);
+    this.release?.();
+    this.ordered?.();
   }
 }

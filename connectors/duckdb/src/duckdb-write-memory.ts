@@ -1,6 +1,6 @@
-import { totalmem } from "node:os";
 import type { LogicalType, RecordBatch } from "@sqlload/core";
 import { duckdbTypeSql } from "./duckdb-dialect.js";
+import { duckdbDefaultLimit, RaisableLimit } from "./duckdb-memory-limit.js";
 import { DUCKDB_VECTOR_SIZE } from "./duckdb-memory-settings.js";
 
 /**
@@ -53,13 +53,6 @@ export function memoryForWrites(need: WriteNeed): number {
   let long = 0;
   for (const bytes of need.longest) if (bytes >= OVERFLOW_BYTES) long += bytes;
   return HEADROOM * DUCKDB_VECTOR_SIZE * long + SHORT_HEADROOM * need.shortVector + COLUMN_BYTES * need.columns;
-}
-
-/** DuckDB's own default limit: 80% of the memory this process may use. The most a target raises its limit to. */
-export function duckdbDefaultLimit(): number {
-  const constrained = process.constrainedMemory?.() ?? 0;
-  const memory = constrained > 0 ? Math.min(constrained, totalmem()) : totalmem();
-  return Math.floor(memory * 0.8);
 }
 
 /** What an appender holds of a batch, near enough, and what it tells of the table's need. */
@@ -161,14 +154,11 @@ function addLength(length: number, into: ColumnMeasure): void {
 export class WriteMemory {
   /** By table: what its batches so far need (see WriteNeed). */
   private readonly tables = new Map<string, { columns: number; shortVector: number; readonly longest: Map<string, number> }>();
-  /** The SETs in order: each sets the limit as it is when it runs, so a later, higher one is never undone. */
-  private setting: Promise<void> = Promise.resolve();
+  private readonly limit: RaisableLimit;
 
-  constructor(
-    private limit: number,
-    private readonly setLimit: (bytes: number) => Promise<void>,
-    private readonly ceiling = duckdbDefaultLimit(),
-  ) {}
+  constructor(limit: number, setLimit: (bytes: number) => Promise<void>, ceiling = duckdbDefaultLimit()) {
+    this.limit = new RaisableLimit(limit, setLimit, ceiling);
+  }
 
   /**
    * Takes a batch's measure into `table`'s account and raises the limit if the table's rows need
@@ -180,23 +170,10 @@ export class WriteMemory {
     seen.columns = Math.max(seen.columns, measure.columns);
     if (measure.rows > 0) seen.shortVector = Math.max(seen.shortVector, (measure.short / measure.rows) * DUCKDB_VECTOR_SIZE);
     for (const [name, bytes] of measure.longest) if (bytes > (seen.longest.get(name) ?? 0)) seen.longest.set(name, bytes);
-    const need = Math.min(memoryForWrites({ ...seen, longest: seen.longest.values() }), this.ceiling);
-    if (need <= this.limit) return;
-    // Set before the await: a unit that measures meanwhile compares against the new limit.
-    const before = this.limit;
-    this.limit = need;
-    const set = this.setting.then(() => this.setLimit(this.limit));
-    this.setting = set.catch(() => undefined);
-    try {
-      await set;
-    } catch (error) {
-      // Not raised: a later batch tries again.
-      if (this.limit === need) this.limit = before;
-      throw error;
-    }
+    await this.limit.raise(memoryForWrites({ ...seen, longest: seen.longest.values() }));
   }
 
   get bytes(): number {
-    return this.limit;
+    return this.limit.bytes;
   }
 }

@@ -80,23 +80,35 @@ export function committedDurably(error: unknown): boolean {
   return /COMMIT succeeded and is durable/i.test(messageOf(error));
 }
 
+const RAISE = (role: Role) =>
+  `Set the ${role}'s \`memory_limit\` higher (such as "4GB"), or to "-1" for DuckDB's own (80% of the memory).`;
+
 /** A hint for DuckDB's memory failures, which no kind of core's names. */
 function memoryHint(message: string): string | undefined {
-  const raise = 'Set the target\'s `memory_limit` higher (such as "4GB"), or to "-1" for DuckDB\'s own (80% of the memory).';
   if (INVALIDATED.test(message)) {
-    return `DuckDB could not checkpoint the file after a commit, and refuses further work on it in this run; what was committed is kept (in its write-ahead log), and the next run checkpoints it first. ${raise}`;
+    return `DuckDB could not checkpoint the file after a commit, and refuses further work on it in this run; what was committed is kept (in its write-ahead log), and the next run checkpoints it first. ${RAISE("target")}`;
   }
   if (OUT_OF_MEMORY.test(message)) {
-    return `DuckDB ran out of the target's memory_limit. Long text or blobs, wide rows and tables of many columns need the most: DuckDB keeps 2,048 rows of text and a block of every column in memory while it writes. ${raise}`;
+    return `DuckDB ran out of the target's memory_limit. Long text or blobs, wide rows and tables of many columns need the most: DuckDB keeps 2,048 rows of text and a block of every column in memory while it writes. ${RAISE("target")}`;
   }
   return undefined;
 }
 
-/** A DuckDB error as a SqlloadError of core's policy for its kind (SqlloadErrors pass through). */
-export function wrapDuckDBError(error: unknown, role: Role, action: string, table?: string): SqlloadError {
-  // A source's file is opened under DuckDB's own limit: the target's setting is no help there.
-  const hint = role === "target" ? memoryHint(messageOf(error)) : undefined;
-  return toVendorSqlloadError(error, duckdbErrorKind, { role, action, table, hints: HINTS, scrub: duckdbDetail, hint });
+/** The hint for a DuckDB source's read that ran out of its memory_limit (duckdb-read-memory.ts). */
+export function sourceMemoryHint(error: unknown): string | undefined {
+  return OUT_OF_MEMORY.test(messageOf(error))
+    ? `DuckDB ran out of the source's memory_limit while reading. ${RAISE("source")}`
+    : undefined;
+}
+
+/**
+ * A DuckDB error as a SqlloadError of core's policy for its kind (SqlloadErrors pass through). A
+ * target's memory failures get their hint; a source's `hint` is its caller's (a files source's
+ * DuckDB has no setting of the user's).
+ */
+export function wrapDuckDBError(error: unknown, role: Role, action: string, table?: string, hint?: string): SqlloadError {
+  const hinted = hint ?? (role === "target" ? memoryHint(messageOf(error)) : undefined);
+  return toVendorSqlloadError(error, duckdbErrorKind, { role, action, table, hints: HINTS, scrub: duckdbDetail, hint: hinted });
 }
 
 /** An error opening a database file: one held by another process, one that is not there, or anything else. */

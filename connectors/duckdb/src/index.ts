@@ -1,7 +1,12 @@
 import { createRequire } from "node:module";
 import { defineConnector, formatCount } from "@sqlload/core";
 import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
-import { DEFAULT_MEMORY_LIMIT, DEFAULT_ROW_GROUP_SIZE, DUCKDB_ROW_GROUP_SIZE } from "./duckdb-memory-settings.js";
+import {
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_ROW_GROUP_SIZE,
+  DUCKDB_ROW_GROUP_SIZE,
+  READ_BASE_BYTES,
+} from "./duckdb-memory-settings.js";
 import { DUCKDB_DEFAULT_STORAGE_VERSION } from "./duckdb-storage-version.js";
 import { DEFAULT_TARGET_PATH, targetExists } from "./duckdb-target-path.js";
 
@@ -42,6 +47,11 @@ export default defineConnector({
     ],
     source: [
       { key: "path", type: "string", required: true, description: "The database file to read, relative to the project folder." },
+      {
+        key: "memory_limit",
+        type: "string",
+        description: `DuckDB's memory_limit while sqlload reads the file. Unset, it is ${READ_BASE_BYTES / 1e6}MB, raised for each table read to what its columns and its longest text need (DuckDB keeps every block it reads up to the limit), and to DuckDB's own default for text or blobs of 4 KB or more, lists, and reads in cursor order. "-1" is DuckDB's own default (80% of the memory).`,
+      },
     ],
     table: [],
   },

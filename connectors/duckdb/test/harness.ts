@@ -42,9 +42,9 @@ export function projectFiles(): {
   return {
     dir,
     openTarget: (path, options = {}) => openTarget(dir(), path, options),
-    /** Through the instance this process has open on the file, if any (openDatabase shares it). */
+    /** Through the instance this process has open on the file, if any (openDatabase shares it), else under DuckDB's own limit. */
     async query(path, sql) {
-      const db = await openDatabase(path, dir(), "read_only", "source");
+      const db = await openDatabase(path, dir(), "read_only", "source", { memoryLimit: "-1" });
       try {
         return (await (await db.connect()).runAndReadAll(sql)).getRows();
       } finally {

@@ -1,0 +1,123 @@
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import type { SourceConnection, SourceTableRequest } from "@sqlload/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../src/duckdb-database.js";
+import { duckdbDefaultLimit } from "../src/duckdb-memory-limit.js";
+import connector from "../src/index.js";
+import { tempProject } from "./harness.js";
+
+// A DuckDB source's file is opened under a small memory_limit that each read raises to what its
+// table needs (duckdb-read-memory.ts): DuckDB keeps every block it reads up to the limit, and
+// under its own (80% of the memory) a read's memory grew with the table it read.
+
+let project: ReturnType<typeof tempProject>;
+const FILE = "source.duckdb";
+
+beforeAll(async () => {
+  project = tempProject();
+  const instance = await DuckDBInstance.create(join(project.dir, FILE));
+  const c = await instance.connect();
+  const many = Array.from({ length: 400 }, (_, i) => `(i * ${i + 1} % 1000003)::BIGINT AS c${i}`).join(", ");
+  await c.run(`
+    CREATE SCHEMA app;
+    CREATE TABLE app.pages AS SELECT i::BIGINT AS id, repeat(md5(i::VARCHAR), 32) AS body FROM range(30000) r(i);
+    CREATE TABLE app.many AS SELECT i::BIGINT AS id, ${many} FROM range(50000) r(i);
+    CREATE TABLE app.long AS SELECT i::BIGINT AS id, repeat(md5(i::VARCHAR), 320) AS body FROM range(3000) r(i);
+    CREATE VIEW app.recent AS SELECT * FROM app.pages WHERE id >= 29990;
+  `);
+  c.closeSync();
+  instance.closeSync();
+});
+afterAll(() => project?.cleanup());
+
+const request = (key: string): SourceTableRequest => {
+  const [schema, name] = key.split(".");
+  return { table: { schema, name: name!, key }, cursorColumn: "id", options: {} };
+};
+
+async function open(options: Record<string, unknown> = {}): Promise<SourceConnection> {
+  return connector.source!({ options: { path: FILE, ...options }, projectDir: project.dir, sourceName: "src" });
+}
+
+/** Reads every row of `key`; how many. */
+async function readAll(source: SourceConnection, key: string): Promise<number> {
+  const req = request(key);
+  const reader = await source.openTable(req, await source.describeTable(req));
+  let rows = 0;
+  try {
+    const read = reader.read({ range: {}, includeNulls: true, ordered: false, signal: new AbortController().signal });
+    for await (const item of read) if (item.kind === "batch") rows += item.batch.length;
+  } finally {
+    await reader.close();
+  }
+  return rows;
+}
+
+/** The memory_limit of the instance this process has open on the file, in bytes. */
+async function limit(): Promise<number> {
+  const db = await openDatabase(FILE, project.dir, "read_only", "source");
+  try {
+    const connection = await db.connect();
+    const [[text]] = (await connection.runAndReadAll("SELECT current_setting('memory_limit')")).getRows() as [[string]];
+    const [, value, unit] = /^([\d.]+) (bytes|KiB|MiB|GiB|TiB)$/.exec(text) ?? [];
+    const scale = { bytes: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40 }[unit as "bytes"];
+    return Number(value) * scale;
+  } finally {
+    await db.release();
+  }
+}
+
+describe("a DuckDB source's memory_limit", () => {
+  it("starts at 64 MB and is raised for each table read to what it needs, not DuckDB's own", async () => {
+    const source = await open();
+    try {
+      expect(await limit()).toBeCloseTo(64e6, -6);
+      expect(await readAll(source, "app.pages")).toBe(30_000);
+      const pages = await limit();
+      // Two columns, text of 1,024 bytes: DuckDB's own default would be 80% of the memory.
+      expect(pages).toBeGreaterThan(64e6);
+      expect(pages).toBeLessThan(200e6);
+      // 400 columns: a block of each pinned per thread, far past 64 MB; read whole under the raise.
+      expect(await readAll(source, "app.many")).toBe(50_000);
+      expect(await limit()).toBeGreaterThan(400e6);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it("is DuckDB's own for text of 4 KB or more and for a view, whose need it cannot bound", async () => {
+    for (const key of ["app.long", "app.recent"]) {
+      const source = await open();
+      try {
+        expect(await readAll(source, key)).toBe(key === "app.long" ? 3000 : 10);
+        // DuckDB shows it to a tenth of a GiB.
+        expect(Math.abs((await limit()) - duckdbDefaultLimit())).toBeLessThan(0.11 * 2 ** 30);
+      } finally {
+        await source.close();
+      }
+    }
+  });
+
+  it("is the source's `memory_limit` when it sets one, and reads keep it", async () => {
+    const source = await open({ memory_limit: "300MB" });
+    try {
+      expect(await readAll(source, "app.pages")).toBe(30_000);
+      expect(await readAll(source, "app.long")).toBe(3000);
+      expect(await limit()).toBeCloseTo(300e6, -6);
+    } finally {
+      await source.close();
+    }
+    const own = await open({ memory_limit: "-1" });
+    try {
+      expect(await readAll(own, "app.pages")).toBe(30_000);
+      expect(Math.abs((await limit()) - duckdbDefaultLimit())).toBeLessThan(0.11 * 2 ** 30);
+    } finally {
+      await own.close();
+    }
+    await expect(open({ memory_limit: "lots" })).rejects.toMatchObject({
+      code: "SL107",
+      message: expect.stringMatching(/DuckDB source's/),
+    });
+  });
+});
