@@ -28,6 +28,10 @@ describe("readShape", () => {
     expect(readShape([VARCHAR], [null]).textBytes).toBeUndefined();
     expect(readShape([VARCHAR], ["[Has Null: true]"]).textBytes).toBeUndefined();
     expect(readShape([BIGINT, LIST(BIGINT)], ["[Min: 1]", "[..]"]).textBytes).toBeUndefined();
+    // Stored as strings the statistics do not measure, or not known here: not bounded.
+    for (const typeId of [DuckDBTypeId.GEOMETRY, DuckDBTypeId.BIGNUM, DuckDBTypeId.VARIANT, 99]) {
+      expect(readShape([{ typeId } as unknown as DuckDBType], ["[Has Null: false]"]).textBytes).toBeUndefined();
+    }
   });
 
   it("without statistics, is the shape of a scan: the columns, no text", () => {

@@ -12,6 +12,8 @@ describe("duckdbErrorKind", () => {
     ["Conversion Error: CSV Error on Line: 250002\nOriginal Line: 250000,oops", "bad_data"],
     ["Invalid Input Error: CSV Error on Line: 3\nExpected Number of Columns: 2 Found: 3", "bad_data"],
     ['Invalid Input Error: Error when sniffing file "/d/x.csv".', "unknown"],
+    ['Invalid Input Error: JSON transform error in file "/d/e.jsonl", in line 250001: Failed to cast', "bad_data"],
+    ['Invalid Input Error: Malformed JSON in file "/d/e.jsonl", at byte 3 in line 7: unexpected character.', "bad_data"],
     ['Parser Error: syntax error at or near "at"', "unknown"],
   ])("%s → %s", (message, kind) => expect(duckdbErrorKind(new Error(message))).toBe(kind));
 });
@@ -42,6 +44,13 @@ describe("wrapping", () => {
     );
     expect(error.message).not.toMatch(/secret/);
     expect(error.hint).toMatch(/Fix the value/);
+    // A local file's name keeps its `?`.
+    const local = wrapDuckDBError(
+      new Error("Conversion Error: CSV Error on Line: 3\n  file = /d/sales?v=2.csv\n"),
+      "source",
+      "x",
+    );
+    expect(local.message).toBe("x: Conversion Error: CSV Error on Line: 3 of /d/sales?v=2.csv");
   });
 
   it("makes a write-write conflict retryable and keeps SqlloadErrors as they are", () => {

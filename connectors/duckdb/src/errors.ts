@@ -10,9 +10,9 @@ const KINDS: readonly (readonly [RegExp, VendorErrorKind])[] = [
   [/^TransactionContext Error:.*(conflict|Conflict)/, "conflict"],
   // A relation or schema that is not there (or a function, which sqlload's statements do not name).
   [/^Catalog Error:/, "missing_table"],
-  // A value that does not convert to its column's type (a CSV line among them), or a CSV line DuckDB
-  // cannot read as the file's columns.
-  [/^Conversion Error:|^Invalid Input Error: CSV Error/, "bad_data"],
+  // A value that does not convert to its column's type (a CSV line among them), or a CSV or JSON
+  // line DuckDB cannot read as the file's columns.
+  [/^Conversion Error:|^Invalid Input Error: (?:CSV Error|JSON transform error|Malformed JSON)/, "bad_data"],
 ];
 
 /** A database file that is not there: DuckDB's words for it, which no kind of core's names. */
@@ -45,10 +45,10 @@ export function duckdbDetail(text: string): string {
   const first = lines[0] ?? text;
   if (!/CSV Error on Line/.test(first)) return first;
   const find = (pattern: RegExp) => lines.find((line) => pattern.test(line))?.trim();
-  // A remote file's address may carry a signature in its query string.
+  // A remote file's address may carry a signature in its query string; a local name may hold a `?`.
   const file = find(/^\s*file = /)
     ?.replace(/^file = /, "")
-    .replace(/\?.*$/, "");
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^?]*)\?.*$/i, "$1");
   const why = find(/^Error when converting column|^Expected Number of Columns/);
   const line = find(/^Original Line: /)?.replace(/^Original Line: /, "");
   const quoted = line && line.length > QUOTED_LINE ? `${line.slice(0, QUOTED_LINE)}…` : line;
@@ -67,7 +67,7 @@ const HINTS = {
   conflict: "Another writer changed the same table at the same time; run again.",
   lock: "DuckDB lets one process write a file at a time; wait for the other run (or close the other program), then run again.",
   bad_data:
-    "Fix the value in the source. DuckDB reads a CSV column as the type it detects in the first 20,480 lines of a file, so a later value of another kind fails.",
+    "Fix the value in the source. DuckDB reads a CSV or JSON-lines column as the type it detects in the first 20,480 lines of a file, so a later value of another kind fails.",
 } as const;
 
 /** DuckDB's words when it runs out of its memory_limit: an allocation, or a block it could not pin. */

@@ -25,6 +25,7 @@ beforeAll(async () => {
     CREATE TABLE app.many AS SELECT i::BIGINT AS id, ${many} FROM range(50000) r(i);
     CREATE TABLE app.long AS SELECT i::BIGINT AS id, repeat(md5(i::VARCHAR), 320) AS body FROM range(3000) r(i);
     CREATE VIEW app.recent AS SELECT * FROM app.pages WHERE id >= 29990;
+    CREATE TABLE app.shapes AS SELECT i::BIGINT AS id, ('LINESTRING(' || repeat(i::VARCHAR || ' 2, ', 599) || '1 2)')::GEOMETRY AS g FROM range(5000) r(i);
   `);
   c.closeSync();
   instance.closeSync();
@@ -86,11 +87,13 @@ describe("a DuckDB source's memory_limit", () => {
     }
   });
 
-  it("is DuckDB's own for text of 4 KB or more and for a view, whose need it cannot bound", async () => {
-    for (const key of ["app.long", "app.recent"]) {
+  it("is DuckDB's own for text of 4 KB or more, a view, and values its statistics do not measure", async () => {
+    // GEOMETRY values of about 10 KB, stored as strings: under the 68 MB a rule taking them as fixed gave, the read failed.
+    const rows: Record<string, number> = { "app.long": 3000, "app.recent": 10, "app.shapes": 5000 };
+    for (const key of Object.keys(rows)) {
       const source = await open();
       try {
-        expect(await readAll(source, key)).toBe(key === "app.long" ? 3000 : 10);
+        expect(await readAll(source, key)).toBe(rows[key]);
         // DuckDB shows it to a tenth of a GiB.
         expect(Math.abs((await limit()) - duckdbDefaultLimit())).toBeLessThan(0.11 * 2 ** 30);
       } finally {
