@@ -164,11 +164,19 @@ export const errorCodes = {
   },
   SL303: {
     title: "Table function failed",
-    hint: "See the cause below; the table's committed windows are kept.",
+    hint: "The cause ends the message, as the function gave it; the table's committed windows are kept.",
     category: "table",
   },
-  SL304: { title: "Source read failed", hint: "See the cause below; the table's committed windows are kept.", category: "table" },
-  SL305: { title: "Target write failed", hint: "See the cause below; the commit in flight was rolled back.", category: "table" },
+  SL304: {
+    title: "Source read failed",
+    hint: "The cause ends the message, in the source's own words; the table's committed windows are kept.",
+    category: "table",
+  },
+  SL305: {
+    title: "Target write failed",
+    hint: "The cause ends the message, in the target's own words; the commit in flight was rolled back.",
+    category: "table",
+  },
   SL306: {
     title: "Table is locked by another run",
     hint: "Wait for the other run to finish, then run again.",
