@@ -112,7 +112,7 @@ async function resolveTable(connection: DuckDBConnection, request: SourceTableRe
 
 /**
  * Raises the file's memory_limit for reading `table` (duckdb-read-memory.ts) and returns its
- * release: first for a scan of its columns, then for its rows, as the statistics DuckDB keeps of
+ * release: first for a scan of its columns, then (never lower: see RaisableLimit) for its rows, as the statistics DuckDB keeps of
  * each column tell them (read with the row whose rowid is 0, which pins a block of every column,
  * on a connection of their own, so that a failure leaves the reader's transaction as it was); to
  * DuckDB's own limit when they cannot be read (a view, a first row deleted).
@@ -134,9 +134,9 @@ async function holdMemory(db: DuckDBDatabase, table: ResolvedTable): Promise<(()
     } catch {
       // Not a table, or no such row: the limit DuckDB would have.
     }
-    const rows = await memory.hold(stats ? memoryForRead(readShape(types, stats), threads) : undefined);
+    // The rows' need counts the scan's columns again: released first, the scan's is not counted twice.
     scan();
-    return rows;
+    return await memory.hold(stats ? memoryForRead(readShape(types, stats), threads) : undefined);
   } finally {
     db.disconnect(connection);
   }
@@ -166,8 +166,10 @@ class DuckDBTableReader implements SourceTableReader {
     if (cursor) {
       const condition = this.range(request.range, request.includeNulls);
       sql += ` WHERE ${condition.sql}`;
-      if (request.ordered) sql += ` ORDER BY ${readExpression(cursor.column.name, cursor.column.type)} ASC NULLS FIRST`;
-      if (request.ordered) this.ordered ??= await this.db.readMemory?.hold(undefined);
+      if (request.ordered) {
+        sql += ` ORDER BY ${readExpression(cursor.column.name, cursor.column.type)} ASC NULLS FIRST`;
+        this.ordered ??= await this.db.readMemory?.hold(undefined);
+      }
       values = condition.values;
       types = condition.types;
     }
