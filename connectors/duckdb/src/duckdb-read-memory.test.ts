@@ -15,16 +15,18 @@ describe("readShape", () => {
       leaves: 3,
       slotBytes: 48,
       textBytes: 1066,
+      long: false,
     });
   });
 
   it("takes a struct's fields as columns of their own", () => {
     const shape = readShape([struct(BIGINT, VARCHAR, BIGINT)], [`{a: [..], b: ${text(200)}}`]);
-    expect(shape).toEqual({ leaves: 4, slotBytes: 48, textBytes: 200 });
+    expect(shape).toEqual({ leaves: 4, slotBytes: 48, textBytes: 200, long: false });
   });
 
-  it("does not know text of 4 KB or more, text without statistics, or lists", () => {
-    expect(readShape([VARCHAR], [text(4096)]).textBytes).toBeUndefined();
+  it("marks text of 4 KB or more long; does not know text without statistics, or lists", () => {
+    expect(readShape([VARCHAR], [text(4096)])).toMatchObject({ textBytes: 4096, long: true });
+    expect(readShape([BIGINT, struct(BIGINT, VARCHAR)], ["[Min: 1]", `{a: [..], b: ${text(9000)}}`]).long).toBe(true);
     expect(readShape([VARCHAR], [null]).textBytes).toBeUndefined();
     expect(readShape([VARCHAR], ["[Has Null: true]"]).textBytes).toBeUndefined();
     expect(readShape([BIGINT, LIST(BIGINT)], ["[Min: 1]", "[..]"]).textBytes).toBeUndefined();
@@ -35,7 +37,12 @@ describe("readShape", () => {
   });
 
   it("without statistics, is the shape of a scan: the columns, no text", () => {
-    expect(readShape([BIGINT, VARCHAR, struct(VARCHAR, VARCHAR)])).toEqual({ leaves: 5, slotBytes: 64, textBytes: 0 });
+    expect(readShape([BIGINT, VARCHAR, struct(VARCHAR, VARCHAR)])).toEqual({
+      leaves: 5,
+      slotBytes: 64,
+      textBytes: 0,
+      long: false,
+    });
   });
 });
 
@@ -56,7 +63,7 @@ describe("memoryForRead", () => {
     expect(memoryForRead(shape, 2)).toBeGreaterThan(512e6);
   });
 
-  it("leaves to DuckDB's own limit what it cannot bound", () => {
+  it("leaves to DuckDB's own limit what a streamed read cannot bound (long text is read in pages instead)", () => {
     expect(memoryForRead(readShape([VARCHAR], [text(51_200)]), 2)).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import { DUCKDB_VECTOR_SIZE, READ_BASE_BYTES } from "./duckdb-memory-settings.js
 import { OVERFLOW_BYTES } from "./duckdb-write-memory.js";
 
 /** Per column and thread: a scan pins a block of each column it reads, and one of its validity mask. */
-const COLUMN_BYTES = 512 * 1024;
+export const COLUMN_BYTES = 512 * 1024;
 
 /**
  * Per thread, chunks whose text still pins the blocks it was read from (text DuckDB stores
@@ -31,18 +31,23 @@ export interface ReadShape {
   readonly slotBytes: number;
   /** The most a row's text and blobs may hold, from the table's statistics; undefined when they do not say. */
   readonly textBytes: number | undefined;
+  /**
+   * Whether a column's longest value is OVERFLOW_BYTES or more: DuckDB reads each such value into
+   * memory of its pool, and buffers chunks of them by their slots alone (20,000 rows of 50 KB took
+   * 2.4 GB), so only a read in pages bounds them (duckdb-read-pages.ts).
+   */
+  readonly long: boolean;
 }
 
 /**
- * What a read of a table of this shape needs of DuckDB's memory_limit, beside READ_BASE_BYTES;
- * undefined when only DuckDB's own limit is safe: text of OVERFLOW_BYTES or more (DuckDB reads each
- * such value into memory of its pool, and buffers chunks of them by their slots alone: 20,000
- * rows of 50 KB took 2.4 GB), lists, maps and unions (a row's elements are not bounded), text the
+ * What a streamed read of a table of this shape needs of DuckDB's memory_limit, beside
+ * READ_BASE_BYTES; undefined when only DuckDB's own limit is safe: `long` text (unless read in
+ * pages, duckdb-read-pages.ts), lists, maps and unions (a row's elements are not bounded), text the
  * statistics do not measure, and every type not known to be fixed (GEOMETRY and BIGNUM values of
  * 12 KB failed to read under the 68 MB a rule that took them as fixed gave).
  */
 export function memoryForRead(shape: ReadShape, threads: number): number | undefined {
-  if (shape.textBytes === undefined) return undefined;
+  if (shape.textBytes === undefined || shape.long) return undefined;
   const rowBytes = shape.slotBytes + shape.textBytes;
   const buffered = Math.ceil(STREAMING_BUFFER_BYTES / (DUCKDB_VECTOR_SIZE * Math.max(shape.slotBytes, 1)));
   const chunkBytes = DUCKDB_VECTOR_SIZE * rowBytes;
@@ -58,20 +63,22 @@ export function readShape(types: readonly DuckDBType[], stats?: readonly (string
   let leaves = 0;
   let slotBytes = 0;
   let textBytes: number | undefined = 0;
+  let long = false;
   types.forEach((type, c) => {
-    const column = stats ? columnShape(type, stats[c] ?? null) : { ...columnShape(type, null), textBytes: 0 };
+    const column = stats ? columnShape(type, stats[c] ?? null) : { ...columnShape(type, null), textBytes: 0, long: false };
     leaves += column.leaves;
     slotBytes += column.slotBytes;
     textBytes = textBytes === undefined || column.textBytes === undefined ? undefined : textBytes + column.textBytes;
+    long ||= column.long;
   });
-  return { leaves, slotBytes, textBytes };
+  return { leaves, slotBytes, textBytes, long };
 }
 
 /**
  * Types DuckDB keeps in a fixed slot, or (an ENUM, read as text) as text it makes from its own
  * dictionary: none of them holds the blocks it was read from.
  */
-const FIXED = new Set<number>([
+export const FIXED = new Set<number>([
   DuckDBTypeId.BOOLEAN,
   DuckDBTypeId.TINYINT,
   DuckDBTypeId.SMALLINT,
@@ -102,14 +109,13 @@ const FIXED = new Set<number>([
 ]);
 
 function columnShape(type: DuckDBType, stats: string | null): ReadShape {
-  if (FIXED.has(type.typeId)) return { leaves: 1, slotBytes: 16, textBytes: 0 };
+  if (FIXED.has(type.typeId)) return { leaves: 1, slotBytes: 16, textBytes: 0, long: false };
   switch (type.typeId) {
     case DuckDBTypeId.VARCHAR:
     case DuckDBTypeId.BLOB:
     case DuckDBTypeId.BIT: {
       const longest = maxStringLength(stats);
-      const bounded = longest !== undefined && longest < OVERFLOW_BYTES;
-      return { leaves: 1, slotBytes: 16, textBytes: bounded ? longest : undefined };
+      return { leaves: 1, slotBytes: 16, textBytes: longest, long: longest !== undefined && longest >= OVERFLOW_BYTES };
     }
     case DuckDBTypeId.STRUCT: {
       const entries = (type as unknown as { readonly entryTypes: readonly DuckDBType[] }).entryTypes;
@@ -123,7 +129,7 @@ function columnShape(type: DuckDBType, stats: string | null): ReadShape {
     default:
       // Lists, maps, arrays and unions (a row's elements are not bounded), and what DuckDB stores
       // as strings its statistics do not measure (GEOMETRY, BIGNUM, VARIANT) or types not known here.
-      return { leaves: 1, slotBytes: 16, textBytes: undefined };
+      return { leaves: 1, slotBytes: 16, textBytes: undefined, long: false };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import {
   type Column,
   CommitPoints,
@@ -22,7 +22,8 @@ import { DuckDBTypeId } from "./duckdb-client.js";
 import type { DuckDBDatabase } from "./duckdb-database.js";
 import { findColumn, logicalTypeOf, qualifiedName, quoteIdent, readExpression } from "./duckdb-dialect.js";
 import { duckdbRange, type SqlCondition } from "./duckdb-range.js";
-import { memoryForRead, readShape } from "./duckdb-read-memory.js";
+import { memoryForRead, type ReadShape, readShape } from "./duckdb-read-memory.js";
+import { pagePlan, rowTextBytesSql, samplePlan } from "./duckdb-read-pages.js";
 import { cursorFromDuckDB } from "./duckdb-values.js";
 import { sourceMemoryHint, wrapDuckDBError } from "./errors.js";
 
@@ -61,8 +62,8 @@ export class DuckDBSource implements SourceConnection {
     try {
       await connection.run("BEGIN TRANSACTION");
       const table = await resolveTable(connection, request, this.db.path);
-      const release = await holdMemory(this.db, table);
-      return new DuckDBTableReader(this.db, connection, request.table.key, table, release);
+      const plan = await planRead(this.db, table);
+      return new DuckDBTableReader(this.db, connection, request.table.key, table, plan);
     } catch (error) {
       this.db.disconnect(connection);
       throw wrapDuckDBError(error, "source", `cannot open ${request.table.key} in ${this.db.path}`, request.table.key);
@@ -78,6 +79,8 @@ interface ResolvedTable {
   readonly from: string;
   readonly columns: readonly RelationColumn[];
   readonly cursor?: { readonly column: RelationColumn; readonly kind: CursorKind } | undefined;
+  /** False when a column is named `rowid`, which hides DuckDB's own: then its reads are not paged. */
+  readonly rowid: boolean;
 }
 
 /**
@@ -107,25 +110,33 @@ async function resolveTable(connection: DuckDBConnection, request: SourceTableRe
     if (!columns.includes(column)) columns.push(column);
     cursor = { column, kind };
   }
-  return { from: qualifiedName(schema, table.name), columns, cursor };
+  const rowid = !all.some((c) => c.name.toLowerCase() === "rowid");
+  return { from: qualifiedName(schema, table.name), columns, cursor, rowid };
+}
+
+/** How a table's reads go: the memory_limit they hold (released when the reader closes), and their pages, if any. */
+interface ReadPlan {
+  readonly release?: (() => void) | undefined;
+  /** Rows of a rowid range (duckdb-read-pages.ts); undefined when a read is one streamed query. */
+  readonly pageRows?: number | undefined;
 }
 
 /**
- * Raises the file's memory_limit for reading `table` (duckdb-read-memory.ts) and returns its
- * release: first for a scan of its columns, then (never lower: see RaisableLimit) for its rows, as the statistics DuckDB keeps of
- * each column tell them (read with the row whose rowid is 0, which pins a block of every column,
- * on a connection of their own, so that a failure leaves the reader's transaction as it was); to
- * DuckDB's own limit when they cannot be read (a view, a first row deleted).
+ * Plans the reads of `table` from the statistics DuckDB keeps of each column (read with the row
+ * whose rowid is 0, which pins a block of every column, on a connection of their own, so that a
+ * failure leaves the reader's transaction as it was), and raises the file's memory_limit for them
+ * (duckdb-read-memory.ts): first for a scan of its columns, then (never lower: see RaisableLimit)
+ * for its rows; to DuckDB's own limit when they cannot be read (a view, a first row deleted). A
+ * table of long text is sampled, and read in pages unless such text is rare in it.
  */
-async function holdMemory(db: DuckDBDatabase, table: ResolvedTable): Promise<(() => void) | undefined> {
+async function planRead(db: DuckDBDatabase, table: ResolvedTable): Promise<ReadPlan> {
   const memory = db.readMemory;
-  if (!memory) return undefined;
   const connection = await db.connect();
   try {
     const threads = (await connection.runAndReadAll("SELECT current_setting('threads')::INTEGER")).getRows()[0]?.[0];
-    if (typeof threads !== "number") return await memory.hold(undefined);
+    if (typeof threads !== "number") return { release: await memory?.hold(undefined) };
     const types = table.columns.map((c) => c.type);
-    const scan = await memory.hold(memoryForRead(readShape(types), threads));
+    const scan = await memory?.hold(memoryForRead(readShape(types), threads));
     let stats: (string | null)[] | undefined;
     try {
       const columns = table.columns.map((c) => `stats(${quoteIdent(c.name)})`).join(", ");
@@ -135,10 +146,46 @@ async function holdMemory(db: DuckDBDatabase, table: ResolvedTable): Promise<(()
       // Not a table, or no such row: the limit DuckDB would have.
     }
     // The rows' need counts the scan's columns again: released first, the scan's is not counted twice.
-    scan();
-    return await memory.hold(stats ? memoryForRead(readShape(types, stats), threads) : undefined);
+    scan?.();
+    const shape = stats ? readShape(types, stats) : undefined;
+    const paged = shape && table.rowid ? await planPages(connection, db, table, shape, threads) : undefined;
+    if (paged) return paged;
+    return { release: await memory?.hold(shape ? memoryForRead(shape, threads) : undefined) };
   } finally {
     db.disconnect(connection);
+  }
+}
+
+/**
+ * Pages for a table of long text, from a sample of its rows spread over its rowids (the rows the
+ * filter picks are the only ones DuckDB reads whole); undefined when it is not such a table, its
+ * long values are rare, or the sample fails.
+ */
+async function planPages(
+  connection: DuckDBConnection,
+  db: DuckDBDatabase,
+  table: ResolvedTable,
+  shape: ReadShape,
+  threads: number,
+): Promise<ReadPlan | undefined> {
+  const sample = samplePlan(shape, threads);
+  const bytes = rowTextBytesSql(table.columns);
+  if (!sample || !bytes) return undefined;
+  const sampling = await db.readMemory?.hold(sample.need);
+  try {
+    const last = (await connection.runAndReadAll(`SELECT max(rowid) FROM ${table.from}`)).getRows()[0]?.[0];
+    const step = typeof last === "bigint" ? last / BigInt(sample.rows) + 1n : 1n;
+    const [count, sum] = (
+      await connection.runAndReadAll(`SELECT count(*), sum(${bytes}) FROM ${table.from} WHERE rowid % ${step} = 0`)
+    ).getRows()[0] as [bigint, unknown];
+    const plan = pagePlan(shape, threads, count > 0n ? Number(sum) / Number(count) : undefined);
+    if (!plan) return undefined;
+    return { release: await db.readMemory?.hold(plan.need), pageRows: plan.rows };
+  } catch {
+    // Read as one query, under DuckDB's own limit, as before pages.
+    return undefined;
+  } finally {
+    sampling?.();
   }
 }
 
@@ -152,7 +199,7 @@ class DuckDBTableReader implements SourceTableReader {
     private readonly connection: DuckDBConnection,
     private readonly key: string,
     private readonly table: ResolvedTable,
-    private readonly release: (() => void) | undefined,
+    private readonly plan: ReadPlan,
   ) {
     this.schema = table.columns.map((c) => ({ name: c.name, type: logicalTypeOf(c.type), nullable: c.nullable }));
   }
@@ -160,14 +207,15 @@ class DuckDBTableReader implements SourceTableReader {
   async *read(request: ReadRequest): AsyncIterable<SourceItem> {
     const { cursor } = this.table;
     const select = this.table.columns.map((c) => `${readExpression(c.name, c.type)} AS ${quoteIdent(c.name)}`).join(", ");
-    let sql = `SELECT ${select} FROM ${this.table.from}`;
-    let values = {};
-    let types = {};
+    let where: string | undefined;
+    let order = "";
+    let values: Record<string, DuckDBValue> = {};
+    let types: Record<string, DuckDBType | undefined> = {};
     if (cursor) {
       const condition = this.range(request.range, request.includeNulls);
-      sql += ` WHERE ${condition.sql}`;
+      where = condition.sql;
       if (request.ordered) {
-        sql += ` ORDER BY ${readExpression(cursor.column.name, cursor.column.type)} ASC NULLS FIRST`;
+        order = ` ORDER BY ${readExpression(cursor.column.name, cursor.column.type)} ASC NULLS FIRST`;
         this.ordered ??= await this.db.readMemory?.hold(undefined);
       }
       values = condition.values;
@@ -176,15 +224,49 @@ class DuckDBTableReader implements SourceTableReader {
     const cursorIndex = cursor ? this.table.columns.indexOf(cursor.column) : -1;
     const points = request.ordered && cursorIndex >= 0 ? new CommitPoints(cursorIndex) : undefined;
     try {
-      // Inside the transaction openTable began, which gives every window one snapshot.
-      const batches = streamBatches(this.connection, sql, this.schema, values, types, request.signal, { inTransaction: true });
-      for await (const batch of batches) {
-        if (points) yield* points.batch(batch, estimateBytes(batch));
-        else yield { kind: "batch", batch };
+      for await (const sql of this.queries(`SELECT ${select} FROM ${this.table.from}`, where, order, values, types)) {
+        // Inside the transaction openTable began, which gives every window (and page) one snapshot.
+        const batches = streamBatches(this.connection, sql, this.schema, values, types, request.signal, { inTransaction: true });
+        for await (const batch of batches) {
+          if (points) yield* points.batch(batch, estimateBytes(batch));
+          else yield { kind: "batch", batch };
+        }
       }
     } catch (error) {
       if (request.signal.aborted) throw error;
       throw wrapDuckDBError(error, "source", `reading ${this.key} failed`, this.key, sourceMemoryHint(error));
+    }
+  }
+
+  /**
+   * The queries of a read: one, or for a table read in pages (unless in cursor order, which
+   * sorts the whole range), one per range of rowids from the first to the last row the read's
+   * range holds in the transaction's snapshot: found first, reading the cursor column alone, so
+   * that a run reading the newest rows of a large table reads a few pages, not one per range of it.
+   */
+  private async *queries(
+    select: string,
+    where: string | undefined,
+    order: string,
+    values: Record<string, DuckDBValue>,
+    types: Record<string, DuckDBType | undefined>,
+  ): AsyncIterable<string> {
+    const rows = this.plan.pageRows;
+    const filter = where === undefined ? "" : ` WHERE ${where}`;
+    if (rows === undefined || order !== "") {
+      yield `${select}${filter}${order}`;
+      return;
+    }
+    const bounds = await this.connection.runAndReadAll(
+      `SELECT min(rowid), max(rowid) FROM ${this.table.from}${filter}`,
+      values,
+      types,
+    );
+    const [first, last] = bounds.getRows()[0] ?? [];
+    if (typeof first !== "bigint" || typeof last !== "bigint") return;
+    const and = where === undefined ? "" : `(${where}) AND `;
+    for (let from = first; from <= last; from += BigInt(rows)) {
+      yield `${select} WHERE ${and}rowid >= ${from} AND rowid < ${from + BigInt(rows)}`;
     }
   }
 
@@ -231,7 +313,7 @@ class DuckDBTableReader implements SourceTableReader {
   async close(): Promise<void> {
     await this.connection.run("ROLLBACK").catch(() => undefined);
     this.db.disconnect(this.connection);
-    this.release?.();
+    this.plan.release?.();
     this.ordered?.();
   }
 }
