@@ -1,19 +1,18 @@
 import type { DuckDBType } from "@duckdb/node-api";
 import { DuckDBTypeId } from "./duckdb-client.js";
 import { quoteIdent } from "./duckdb-dialect.js";
-import { DUCKDB_VECTOR_SIZE } from "./duckdb-memory-settings.js";
 import { COLUMN_BYTES, FIXED, type ReadShape } from "./duckdb-read-memory.js";
 
 /**
- * A page's rows hold about this many bytes, on the average row of the sample. A rowid range is
- * one query, 2 ms apiece on this machine whatever it reads. 20,000 rows of 50 KB into Postgres
+ * A page's rows hold about this many bytes, on the average row of the sample. A range of row ids
+ * is one query, 2 ms apiece on this machine whatever it reads. 20,000 rows of 50 KB into Postgres
  * through the CLI: 8 MB pages 9.97–14.50 s, peak 604–631 MB; 32 MB pages 8.68–12.23 s, 778–814 MB;
- * one streamed query 9.41–15.34 s, 2,376–2,467 MB (bench/README.md, 2026-12-07 04:20 on).
+ * one streamed query 9.41–15.34 s, 2,376–2,467 MB (bench/README.md, 2026-12-07 04:19 on).
  */
 export const PAGE_BYTES = 8 * 1024 * 1024;
 
-/** A page never holds more than this were each of its rows the widest: what the limit is raised for. */
-export const PAGE_CAP_BYTES = 64 * 1024 * 1024;
+/** A sample never reads more than this were each of its rows the widest. */
+export const SAMPLE_CAP_BYTES = 64 * 1024 * 1024;
 
 /**
  * Values DuckDB holds while it reads a page: the values themselves, and blocks of those that span
@@ -21,17 +20,10 @@ export const PAGE_CAP_BYTES = 64 * 1024 * 1024;
  */
 const PAGE_HEADROOM = 2;
 
-/**
- * A sample whose average row makes a 2,048-row chunk smaller than this is left to stream: long
- * values are rare in it (one row in a thousand of 320 KB among rows of 32 bytes: its chunks are
- * about 700 KB), and pages sized for its widest rows would take thousands of queries.
- */
-const SPARSE_CHUNK_BYTES = 16 * 1024 * 1024;
-
-/** The most rows a sample reads: enough to see whether long values are rare. */
+/** The most rows a sample reads. */
 const SAMPLE_ROWS = 256;
 
-/** How a table of long text is read: rowid ranges of `rows` rows, with the memory_limit they need. */
+/** How a table of long text is read: pages of `rows` rows of the read's range, with the memory_limit they need. */
 export interface PagePlan {
   readonly rows: number;
   readonly need: number;
@@ -42,34 +34,34 @@ function widestRow(shape: ReadShape): number | undefined {
   return shape.textBytes === undefined ? undefined : shape.slotBytes + shape.textBytes;
 }
 
-/** The memory_limit a read of pages of `rows` rows needs, beside READ_BASE_BYTES. */
+/** The memory_limit a read of pages of `rows` rows needs, beside READ_BASE_BYTES: every row the widest. */
 function pageNeed(shape: ReadShape, threads: number, rows: number, widest: number): number {
   return threads * shape.leaves * COLUMN_BYTES + PAGE_HEADROOM * rows * widest;
 }
 
 /**
  * How many rows a sample of this shape's table reads (none when its reads are not paged), and
- * the memory_limit it needs: at most PAGE_CAP_BYTES of its widest rows.
+ * the memory_limit it needs: at most SAMPLE_CAP_BYTES of its widest rows.
  */
 export function samplePlan(shape: ReadShape, threads: number): PagePlan | undefined {
   const widest = widestRow(shape);
   if (!shape.long || widest === undefined) return undefined;
-  const rows = Math.max(1, Math.min(SAMPLE_ROWS, Math.floor(PAGE_CAP_BYTES / widest)));
+  const rows = Math.max(1, Math.min(SAMPLE_ROWS, Math.floor(SAMPLE_CAP_BYTES / widest)));
   return { rows, need: pageNeed(shape, threads, rows, widest) };
 }
 
 /**
  * Pages for a read of a table of long text, from the sample's average bytes of text a row
- * (undefined when it found no rows), or undefined when the table streams: its long values are
- * rare. Each page holds about PAGE_BYTES of average rows, at most PAGE_CAP_BYTES of widest ones.
+ * (undefined when it found no rows: taken as the widest): each page holds PAGE_BYTES of average
+ * rows. Not bounded by the widest row, which a single value can set for the whole table (one of
+ * 80 MB among rows of 50 KB made pages of one row: 20,000 queries); the limit is, so a page of
+ * the widest rows still reads (up to DuckDB's own limit, where the raise stops).
  */
 export function pagePlan(shape: ReadShape, threads: number, sampledTextBytes: number | undefined): PagePlan | undefined {
   const widest = widestRow(shape);
   if (!shape.long || widest === undefined) return undefined;
   const average = sampledTextBytes === undefined ? widest : shape.slotBytes + sampledTextBytes;
-  if (average * DUCKDB_VECTOR_SIZE < SPARSE_CHUNK_BYTES) return undefined;
-  const most = Math.max(1, Math.floor(PAGE_CAP_BYTES / widest));
-  const rows = Math.max(1, Math.min(most, Math.floor(PAGE_BYTES / average)));
+  const rows = Math.max(1, Math.floor(PAGE_BYTES / Math.max(average, 1)));
   return { rows, need: pageNeed(shape, threads, rows, widest) };
 }
 

@@ -23,7 +23,7 @@ import type { DuckDBDatabase } from "./duckdb-database.js";
 import { findColumn, logicalTypeOf, qualifiedName, quoteIdent, readExpression } from "./duckdb-dialect.js";
 import { duckdbRange, type SqlCondition } from "./duckdb-range.js";
 import { memoryForRead, type ReadShape, readShape } from "./duckdb-read-memory.js";
-import { pagePlan, rowTextBytesSql, samplePlan } from "./duckdb-read-pages.js";
+import { type PagePlan, pagePlan, rowTextBytesSql, samplePlan } from "./duckdb-read-pages.js";
 import { cursorFromDuckDB } from "./duckdb-values.js";
 import { sourceMemoryHint, wrapDuckDBError } from "./errors.js";
 
@@ -158,8 +158,8 @@ async function planRead(db: DuckDBDatabase, table: ResolvedTable): Promise<ReadP
 
 /**
  * Pages for a table of long text, from a sample of its rows spread over its rowids (the rows the
- * filter picks are the only ones DuckDB reads whole); undefined when it is not such a table, its
- * long values are rare, or the sample fails.
+ * filter picks are the only ones DuckDB reads whole); undefined when it is not such a table or
+ * the sample fails.
  */
 async function planPages(
   connection: DuckDBConnection,
@@ -171,6 +171,7 @@ async function planPages(
   const sample = samplePlan(shape, threads);
   const bytes = rowTextBytesSql(table.columns);
   if (!sample || !bytes) return undefined;
+  let plan: PagePlan | undefined;
   const sampling = await db.readMemory?.hold(sample.need);
   try {
     const last = (await connection.runAndReadAll(`SELECT max(rowid) FROM ${table.from}`)).getRows()[0]?.[0];
@@ -178,15 +179,15 @@ async function planPages(
     const [count, sum] = (
       await connection.runAndReadAll(`SELECT count(*), sum(${bytes}) FROM ${table.from} WHERE rowid % ${step} = 0`)
     ).getRows()[0] as [bigint, unknown];
-    const plan = pagePlan(shape, threads, count > 0n ? Number(sum) / Number(count) : undefined);
-    if (!plan) return undefined;
-    return { release: await db.readMemory?.hold(plan.need), pageRows: plan.rows };
+    plan = pagePlan(shape, threads, count > 0n ? Number(sum) / Number(count) : undefined);
   } catch {
     // Read as one query, under DuckDB's own limit, as before pages.
     return undefined;
   } finally {
+    // Before the pages' need is held: the two are never counted together.
     sampling?.();
   }
+  return plan && { release: await db.readMemory?.hold(plan.need), pageRows: plan.rows };
 }
 
 class DuckDBTableReader implements SourceTableReader {
@@ -240,9 +241,7 @@ class DuckDBTableReader implements SourceTableReader {
 
   /**
    * The queries of a read: one, or for a table read in pages (unless in cursor order, which
-   * sorts the whole range), one per range of rowids from the first to the last row the read's
-   * range holds in the transaction's snapshot: found first, reading the cursor column alone, so
-   * that a run reading the newest rows of a large table reads a few pages, not one per range of it.
+   * sorts the whole range), one per page of the rows the read's range holds.
    */
   private async *queries(
     select: string,
@@ -257,17 +256,39 @@ class DuckDBTableReader implements SourceTableReader {
       yield `${select}${filter}${order}`;
       return;
     }
-    const bounds = await this.connection.runAndReadAll(
-      `SELECT min(rowid), max(rowid) FROM ${this.table.from}${filter}`,
+    const bounds = await this.pageBounds(filter, values, types, rows);
+    const and = where === undefined ? "" : `(${where}) AND `;
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      yield `${select} WHERE ${and}rowid >= ${bounds[i]} AND rowid < ${bounds[i + 1]}`;
+    }
+  }
+
+  /**
+   * Where the pages of a read begin, in rowids, and one past its last row: every `rows`-th row the
+   * range holds, read with the cursor column alone, so that a page holds `rows` of its rows
+   * however they lie (the newest rows of a large table, or a window of a cursor that does not
+   * follow the rows' order: pages over its lowest to highest rowid took a query per page of the
+   * whole table, each window). The range's first and last rows bound them, so every row it holds
+   * is in one page whatever order the numbering took.
+   */
+  private async pageBounds(
+    filter: string,
+    values: Record<string, DuckDBValue>,
+    types: Record<string, DuckDBType | undefined>,
+    rows: number,
+  ): Promise<bigint[]> {
+    const { from } = this.table;
+    const ends = await this.connection.runAndReadAll(`SELECT min(rowid), max(rowid) FROM ${from}${filter}`, values, types);
+    const [first, last] = ends.getRows()[0] ?? [];
+    if (typeof first !== "bigint" || typeof last !== "bigint") return [];
+    const every = await this.connection.runAndReadAll(
+      `SELECT rowid FROM (SELECT rowid, row_number() OVER () AS n FROM ${from}${filter}) WHERE n % ${rows} = 0`,
       values,
       types,
     );
-    const [first, last] = bounds.getRows()[0] ?? [];
-    if (typeof first !== "bigint" || typeof last !== "bigint") return;
-    const and = where === undefined ? "" : `(${where}) AND `;
-    for (let from = first; from <= last; from += BigInt(rows)) {
-      yield `${select} WHERE ${and}rowid >= ${from} AND rowid < ${from + BigInt(rows)}`;
-    }
+    const bounds = new Set([first, last + 1n]);
+    for (const [rowid] of every.getRows()) if (typeof rowid === "bigint" && rowid > first && rowid <= last) bounds.add(rowid);
+    return [...bounds].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   /** The cursor column (as read, cast to its canonical type) in a range. */
