@@ -264,12 +264,12 @@ class DuckDBTableReader implements SourceTableReader {
   }
 
   /**
-   * Where the pages of a read begin, in rowids, and one past its last row: every `rows`-th row the
-   * range holds, read with the cursor column alone, so that a page holds `rows` of its rows
-   * however they lie (the newest rows of a large table, or a window of a cursor that does not
-   * follow the rows' order: pages over its lowest to highest rowid took a query per page of the
+   * Where the pages of a read begin, in rowids, and one past its last row: the range's first row
+   * and every `rows`-th after it, read with the cursor column alone, so that a page holds `rows` of
+   * its rows however they lie (the newest rows of a large table, or a window of a cursor that does
+   * not follow the rows' order: pages over its lowest to highest rowid took a query per page of the
    * whole table, each window). The range's first and last rows bound them, so every row it holds
-   * is in one page whatever order the numbering took.
+   * is in one page whatever order the numbering took; a range of one page needs no numbering.
    */
   private async pageBounds(
     filter: string,
@@ -278,15 +278,20 @@ class DuckDBTableReader implements SourceTableReader {
     rows: number,
   ): Promise<bigint[]> {
     const { from } = this.table;
-    const ends = await this.connection.runAndReadAll(`SELECT min(rowid), max(rowid) FROM ${from}${filter}`, values, types);
-    const [first, last] = ends.getRows()[0] ?? [];
-    if (typeof first !== "bigint" || typeof last !== "bigint") return [];
-    const every = await this.connection.runAndReadAll(
-      `SELECT rowid FROM (SELECT rowid, row_number() OVER () AS n FROM ${from}${filter}) WHERE n % ${rows} = 0`,
+    const ends = await this.connection.runAndReadAll(
+      `SELECT min(rowid), max(rowid), count(*) FROM ${from}${filter}`,
       values,
       types,
     );
+    const [first, last, count] = ends.getRows()[0] ?? [];
+    if (typeof first !== "bigint" || typeof last !== "bigint") return [];
     const bounds = new Set([first, last + 1n]);
+    if (typeof count === "bigint" && count <= BigInt(rows)) return [...bounds];
+    const every = await this.connection.runAndReadAll(
+      `SELECT rowid FROM (SELECT rowid, row_number() OVER () AS n FROM ${from}${filter}) WHERE n > 1 AND (n - 1) % ${rows} = 0`,
+      values,
+      types,
+    );
     for (const [rowid] of every.getRows()) if (typeof rowid === "bigint" && rowid > first && rowid <= last) bounds.add(rowid);
     return [...bounds].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
