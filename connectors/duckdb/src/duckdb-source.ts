@@ -127,7 +127,7 @@ interface ReadPlan {
  * failure leaves the reader's transaction as it was), and raises the file's memory_limit for them
  * (duckdb-read-memory.ts): first for a scan of its columns, then (never lower: see RaisableLimit)
  * for its rows; to DuckDB's own limit when they cannot be read (a view, a first row deleted). A
- * table of long text is sampled, and read in pages unless such text is rare in it.
+ * table of long text is sampled, and read in pages sized by the sample (duckdb-read-pages.ts).
  */
 async function planRead(db: DuckDBDatabase, table: ResolvedTable): Promise<ReadPlan> {
   const memory = db.readMemory;
