@@ -123,8 +123,8 @@ interface ReadPlan {
 
 /**
  * Plans the reads of `table` from the statistics DuckDB keeps of each column (read with one row,
- * the one whose rowid is 0 where it is still there, which pins a block of every column, on a connection of their own, so that a
- * failure leaves the reader's transaction as it was), and raises the file's memory_limit for them
+ * the one whose rowid is 0 where it is still there, which pins a block of every column, on a
+ * connection of their own, so that a failure leaves the reader's transaction as it was), and raises the file's memory_limit for them
  * (duckdb-read-memory.ts): first for a scan of its columns, then (never lower: see RaisableLimit)
  * for its rows; to DuckDB's own limit when they cannot be read (a view, an empty table). A
  * table of long text is sampled, and read in pages sized by the sample (duckdb-read-pages.ts).

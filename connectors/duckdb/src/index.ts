@@ -50,7 +50,7 @@ export default defineConnector({
       {
         key: "memory_limit",
         type: "string",
-        description: `DuckDB's memory_limit while sqlload reads the file. Unset, it is ${READ_BASE_BYTES / 1e6}MB, raised for each table read to what its columns and its longest text need (DuckDB keeps every block it reads up to the limit), and to DuckDB's own default for text or blobs of 4 KB or more, lists, types its statistics do not measure, and reads in cursor order. "-1" is DuckDB's own default (80% of the memory).`,
+        description: `DuckDB's memory_limit while sqlload reads the file. Unset, it is ${READ_BASE_BYTES / 1e6}MB, raised for each table read to what its columns and its longest text need (DuckDB keeps every block it reads up to the limit), tables of text or blobs of 4 KB or more are read in pages of about 8 MB under a limit raised for one page, and the limit goes to DuckDB's own default for lists, types its statistics do not measure, views and reads in cursor order. "-1" is DuckDB's own default (80% of the memory).`,
       },
     ],
     table: [],

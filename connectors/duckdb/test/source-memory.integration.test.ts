@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import type { CursorRange, SourceConnection, SourceTableRequest } from "@sqlload/core";
+import type { CursorRange, SourceConnection, SourceItem, SourceTableRequest } from "@sqlload/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/duckdb-database.js";
 import { duckdbDefaultLimit } from "../src/duckdb-memory-limit.js";
@@ -56,22 +56,26 @@ async function readAll(source: SourceConnection, key: string): Promise<number> {
   return (await readIds(source, key)).length;
 }
 
-/** Reads the rows of `key` in `range` of its ids, as the ids read and the bytes of their `body` text, in the order read. */
+/** Reads the rows of `key` whose ids are in `range`: their ids, in the order read. */
 async function readIds(source: SourceConnection, key: string, range: CursorRange = {}, ordered = false): Promise<number[]> {
   const req = request(key);
   const reader = await source.openTable(req, await source.describeTable(req));
   const ids: number[] = [];
   try {
-    const read = reader.read({ range, includeNulls: true, ordered, signal: new AbortController().signal });
-    for await (const item of read) {
-      if (item.kind !== "batch") continue;
-      const id = item.batch.schema.findIndex((c) => c.name === "id");
-      for (const value of item.batch.columns[id]!.values as Iterable<unknown>) ids.push(Number(value));
-    }
+    await collectIds(reader.read({ range, includeNulls: true, ordered, signal: new AbortController().signal }), ids);
   } finally {
     await reader.close();
   }
   return ids;
+}
+
+/** Adds the `id` of every row a read gives to `ids`. */
+async function collectIds(read: AsyncIterable<SourceItem>, ids: number[]): Promise<void> {
+  for await (const item of read) {
+    if (item.kind !== "batch") continue;
+    const id = item.batch.schema.findIndex((c) => c.name === "id");
+    for (const value of item.batch.columns[id]!.values as Iterable<unknown>) ids.push(Number(value));
+  }
 }
 
 /** The memory_limit of the instance this process has open on the file, in bytes. */
@@ -162,12 +166,10 @@ describe("a DuckDB source's memory_limit", () => {
       try {
         for (let from = 0n; from < 4000n; from += 700n) {
           const range = { from: int(from), fromInclusive: true, to: int(from + 700n) };
-          const read = reader.read({ range, includeNulls: false, ordered: false, signal: new AbortController().signal });
-          for await (const item of read) {
-            if (item.kind !== "batch") continue;
-            const id = item.batch.schema.findIndex((c) => c.name === "id");
-            for (const value of item.batch.columns[id]!.values as Iterable<unknown>) seen.push(Number(value));
-          }
+          await collectIds(
+            reader.read({ range, includeNulls: false, ordered: false, signal: new AbortController().signal }),
+            seen,
+          );
         }
       } finally {
         await reader.close();
