@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachePath, DYNAMIC_IMPORT, keepWholeRunsCode, requireCompiled, writeCompileCaches } from "./require-compiled.js";
+import {
+  cachePath,
+  DYNAMIC_IMPORT,
+  GROWTH_BYTES,
+  keepWholeRunsCode,
+  requireCompiled,
+  writeCompileCaches,
+} from "./require-compiled.js";
 
 let dir: string;
 let cache: string;
@@ -28,12 +35,18 @@ function write(body: string, name = `m${Math.random().toString(36).slice(2)}.cjs
   writeFileSync(file, body);
   return file;
 }
-/** Loads `file`, then writes the caches the process would write at exit. */
-const load = (file: string) => {
+/**
+ * The bytecode a test says the process held at exit: fixed, since this process's own count grows
+ * with every test (a whole run that ends holding GROWTH_BYTES more writes its cache again).
+ */
+const HELD = 4_000_000;
+/** Loads `file`, then writes the caches the process would write at exit, holding `held` bytes of bytecode. */
+const load = (file: string, held = HELD) => {
   const loaded = requireCompiled(pathToFileURL(file)) as Record<string, unknown>;
-  writeCompileCaches();
+  writeCompileCaches(held);
   return loaded;
 };
+const inode = (name: string) => statSync(join(cache, name)).ino;
 const cached = () => readdirSync(cache).filter((f) => f.endsWith(".v8"));
 
 describe("requireCompiled", () => {
@@ -62,7 +75,7 @@ describe("requireCompiled", () => {
         first: Promise<{ id: string }>;
         later: () => Promise<{ id: string }>;
       };
-      writeCompileCaches();
+      writeCompileCaches(HELD);
       await expect(loaded.first).resolves.toMatchObject({ id: "load" });
       await expect(loaded.later()).resolves.toMatchObject({ id: "load" });
     }
@@ -81,7 +94,7 @@ describe("requireCompiled", () => {
       const file = write(body);
       const loaded = requireCompiled(pathToFileURL(file)) as { later: (n: number) => number };
       if (call) expect(loaded.later(10)).toBe(81);
-      writeCompileCaches();
+      writeCompileCaches(HELD);
       const written = cached().map((f) => statSync(join(cache, f)));
       const newest = written.sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
       rmSync(cache, { recursive: true, force: true });
@@ -102,7 +115,7 @@ describe("requireCompiled", () => {
     keepWholeRunsCode();
     const loaded = requireCompiled(pathToFileURL(file)) as { later: () => number[] };
     expect(loaded.later()).toEqual([3, 6]);
-    writeCompileCaches();
+    writeCompileCaches(HELD);
     expect(cached()).toEqual([expect.stringMatching(/[0-9a-f]\.v8$/)]);
     // Whole, it serves every later run, and none writes it again.
     const whole = statSync(join(cache, cached()[0]!)).ino;
@@ -111,6 +124,58 @@ describe("requireCompiled", () => {
     Reflect.deleteProperty(globalThis, Symbol.for("sqlload.compileCache.wholeRun"));
     load(file);
     expect(cached().map((f) => statSync(join(cache, f)).ino)).toEqual([whole]);
+  });
+
+  it("writes a whole cache again when a whole run ends holding GROWTH_BYTES more bytecode than the run that wrote it", () => {
+    keepWholeRunsCode();
+    const file = write("exports.a = () => 1;");
+    load(file);
+    const [name] = cached();
+    const first = inode(name!);
+    // Runs of one kind hold the same bytecode; one that held less (V8 dropped some) writes nothing.
+    load(file);
+    load(file, HELD + GROWTH_BYTES - 1);
+    load(file, HELD / 2);
+    expect(cached()).toEqual([name]);
+    expect(inode(name!)).toBe(first);
+    // A run that compiled more writes it, and is the mark the next runs are measured against.
+    load(file, HELD + GROWTH_BYTES);
+    const second = inode(name!);
+    expect(second).not.toBe(first);
+    load(file, HELD + GROWTH_BYTES + 100);
+    expect(inode(name!)).toBe(second);
+    expect(cached()).toEqual([name]);
+  });
+
+  it("keeps, written again, the code of what the cache held and what the later run compiled", () => {
+    keepWholeRunsCode();
+    // As a first load's cache lacks what a no-op run calls: the first run calls `a` only.
+    const fn = (n: string) =>
+      `exports.${n} = (k) => { let s = 0; for (let i = 0; i < k; i++) s += [i, i + 1].map((x) => x * 3 + ${n.length}).reduce((p, q) => p + q, 0); return s; };`;
+    const file = write(`${fn("a")}\n${fn("bb")}\n${fn("ccc")}`);
+    const size = () => statSync(join(cache, cached()[0]!)).size;
+    (requireCompiled(pathToFileURL(file)) as { a: (k: number) => number }).a(3);
+    writeCompileCaches(HELD);
+    const before = size();
+    const again = requireCompiled(pathToFileURL(file)) as Record<string, (k: number) => number>;
+    expect([again.bb!(3), again.ccc!(3)]).toEqual([39, 45]);
+    writeCompileCaches(HELD + GROWTH_BYTES);
+    expect(size()).toBeGreaterThan(before);
+  });
+
+  it("counts a cache file without its header (an older sqlload's) as none, and writes one with it", () => {
+    const file = write("exports.ok = 1;");
+    const path = cachePath(file, readFileSync(file, "utf8"))!;
+    load(file);
+    const written = readFileSync(join(cache, cached()[0]!));
+    // V8's data alone, as sqlload wrote it before the header.
+    rmSync(cache, { recursive: true, force: true });
+    mkdirSync(cache, { recursive: true, mode: 0o700 });
+    writeFileSync(path, written.subarray(8));
+    keepWholeRunsCode();
+    expect(load(file)).toEqual({ ok: 1 });
+    expect(readFileSync(path).subarray(0, 4).toString("latin1")).toBe("SQLC");
+    expect(readFileSync(path).readUInt32LE(4)).toBe(HELD);
   });
 
   it("hands the file, for the names in `modules`, what they map to, and requires the rest as Node would", () => {

@@ -44,7 +44,7 @@ export function requireCompiled(
   const filename = fileURLToPath(url);
   const source = readFileSync(filename, "utf8");
   const cacheFile = cachePath(filename, source);
-  let cachedData: Buffer | undefined;
+  let cached: CacheFile | undefined;
   let partial = false;
   if (cacheFile) {
     // A whole run's cache first, else what a shorter command kept (see keepWholeRunsCode).
@@ -53,7 +53,7 @@ export function requireCompiled(
       [partialPath(cacheFile), true],
     ] as const) {
       try {
-        cachedData = readFileSync(file);
+        cached = parseCacheFile(readFileSync(file));
         partial = part;
         break;
       } catch {
@@ -61,6 +61,7 @@ export function requireCompiled(
       }
     }
   }
+  const cachedData = cached?.data;
   // The wrapper Node puts around a CommonJS file, on the file's first line so positions stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname, ${DYNAMIC_IMPORT}) { ${source}\n})`, {
     filename,
@@ -83,21 +84,47 @@ export function requireCompiled(
   );
   module.loaded = true;
   const missing = cachedData === undefined || script.cachedDataRejected === true;
-  if (cacheFile && (missing || partial)) writeAtExit(cacheFile, script, missing);
+  if (cacheFile) writeAtExit(cacheFile, { script, missing, partial, writerBytecode: cached?.writerBytecode ?? 0 });
   return module.exports;
 }
 
-/** Scripts whose cache is written at exit, and whether one is written even if the run is not a whole one. */
-const unwritten = new Map<string, { readonly script: Script; readonly missing: boolean }>();
+/** A script loaded through requireCompiled, as the cache it came from left it. */
+interface Loaded {
+  readonly script: Script;
+  /** No cache, or V8 refused it: written at exit even if the run is not a whole one (as a partial cache). */
+  readonly missing: boolean;
+  /** Its cache is a shorter command's: a whole run replaces it. */
+  readonly partial: boolean;
+  /** The bytecode the run that wrote its cache held at exit (see GROWTH_BYTES). */
+  readonly writerBytecode: number;
+}
+
+/** Scripts whose cache may be written at exit. */
+const unwritten = new Map<string, Loaded>();
+
+/**
+ * A whole run writes a whole cache again when it ends holding this many bytes of bytecode more
+ * than the run that wrote it did: it compiled functions the cache lacks, and V8's cache of a
+ * script holds what it came with as well as what the run compiled, so each such run widens it.
+ *
+ * Why: the first whole run after an upgrade is often not what later runs are: a first load, a
+ * long backfill (V8 drops the bytecode of functions that have not run for a while, such as those
+ * a run starts with), or another connector's table. Its cache then lacked what a no-op
+ * incremental run calls, which compiled it afresh every time: after a 9-second backfill wrote the
+ * caches, no-op loads took 0.34–0.41 s against 0.27–0.32 s from caches a no-op wrote
+ * (bench/README.md, 2026-12-07 07:15 on). Runs of one kind end holding the same bytecode to the
+ * byte, and a run that drops bytecode ends with less, so neither writes again.
+ */
+export const GROWTH_BYTES = 16 * 1024;
 
 /**
  * V8 compiles most functions when they are first called, not when the file loads, and a cache
  * holds the code compiled when it is made: made at exit, it holds what the whole run compiled (the
  * functions a command calls as well as those loading runs), as Node 22's own compile cache does.
  */
-function writeAtExit(file: string, script: Script, missing: boolean): void {
-  if (unwritten.size === 0) process.once("exit", writeCompileCaches);
-  unwritten.set(file, { script, missing });
+function writeAtExit(file: string, loaded: Loaded): void {
+  if (unwritten.size === 0) process.once("exit", () => writeCompileCaches());
+  unwritten.set(file, loaded);
 }
 
 // Shared by every copy of this file a process loads (each package that builds in a client has one).
@@ -113,14 +140,58 @@ export function keepWholeRunsCode(): void {
   (globalThis as Record<symbol, unknown>)[WHOLE_RUN] = true;
 }
 
-/** Writes now the caches `requireCompiled` would write at exit (for tests, and for processes that end otherwise). */
-export function writeCompileCaches(): void {
+/**
+ * Writes now the caches `requireCompiled` would write at exit (for tests, and for processes that
+ * end otherwise). `bytecode`: what the process holds (V8's count; tests give their own).
+ */
+export function writeCompileCaches(bytecode?: number): void {
   const whole = (globalThis as Record<symbol, unknown>)[WHOLE_RUN] === true;
-  for (const [file, { script, missing }] of unwritten) {
-    if (whole) writeCache(file, script.createCachedData());
-    else if (missing) writeCache(partialPath(file), script.createCachedData());
+  let held = bytecode;
+  const holding = () => {
+    held ??= heldBytecode();
+    return held;
+  };
+  for (const [file, { script, missing, partial, writerBytecode }] of unwritten) {
+    if (whole) {
+      if (missing || partial || holding() >= writerBytecode + GROWTH_BYTES) writeCache(file, script, holding());
+    } else if (missing) writeCache(partialPath(file), script, holding());
   }
   unwritten.clear();
+}
+
+// Shared like WHOLE_RUN: every copy's exit handler compares against the same count, taken once.
+const HELD_BYTECODE = Symbol.for("sqlload.compileCache.heldBytecode");
+
+/** The bytes of bytecode V8 holds for the whole process (what it compiled and what caches gave it), as first counted at exit. */
+function heldBytecode(): number {
+  const shared = globalThis as Record<symbol, unknown>;
+  if (typeof shared[HELD_BYTECODE] !== "number") {
+    const v8 = createRequire(import.meta.url)("node:v8") as typeof import("node:v8");
+    shared[HELD_BYTECODE] = v8.getHeapCodeStatistics().bytecode_and_metadata_size;
+  }
+  return shared[HELD_BYTECODE] as number;
+}
+
+/** What a cache file holds: V8's data, after a header that says how much bytecode the run that wrote it held. */
+interface CacheFile {
+  readonly data: Buffer;
+  readonly writerBytecode: number;
+}
+
+/** The header's first four bytes; a file without them (an older sqlload's) counts as no cache. */
+const CACHE_MAGIC = 0x53_51_4c_43; // "SQLC"
+const HEADER_BYTES = 8;
+
+function parseCacheFile(file: Buffer): CacheFile {
+  if (file.length <= HEADER_BYTES || file.readUInt32BE(0) !== CACHE_MAGIC) throw new Error("not a cache of this format");
+  return { data: file.subarray(HEADER_BYTES), writerBytecode: file.readUInt32LE(4) };
+}
+
+function cacheFileBytes(data: Buffer, bytecode: number): Buffer {
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.writeUInt32BE(CACHE_MAGIC, 0);
+  header.writeUInt32LE(Math.min(bytecode, 0xffff_ffff), 4);
+  return Buffer.concat([header, data]);
 }
 
 /** Where a shorter command keeps its cache of a file whose whole cache would be `file`. */
@@ -156,11 +227,11 @@ function cacheDir(): string | undefined {
   }
 }
 
-function writeCache(file: string, data: Buffer): void {
+function writeCache(file: string, script: Script, bytecode: number): void {
   // Written beside and renamed: a run reading it meanwhile sees the old file or the new, never half of one.
   const partial = `${file}.${process.pid}.partial`;
   try {
-    writeFileSync(partial, data, { mode: 0o600 });
+    writeFileSync(partial, cacheFileBytes(script.createCachedData(), bytecode), { mode: 0o600 });
     renameSync(partial, file);
     // What an earlier build of the same file left: it will not match again.
     const dir = dirname(file);
