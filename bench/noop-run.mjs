@@ -9,7 +9,10 @@
 // proxy that delays each direction MS/2 ms; the source stays direct.
 // Beside the ratio of the two best runs, the median of each pair's ratio (a `--version` run and the
 // no-op run after it): steadier on a shared machine, where one lucky `--version` run moves the first.
-//   pnpm build && node bench/noop-run.mjs [--repeat 7] [--rows 100000] [--history 10000] [--target postgres [--latency 10]] [--quick]
+// Every run uses a compile cache of the bench's own (SQLLOAD_COMPILE_CACHE), empty at the start, as
+// after an upgrade: the first load writes it. `--user-cache` uses the machine's instead, whichever
+// runs wrote it (docs/operating.md, "Start-up and the compile cache").
+//   pnpm build && node bench/noop-run.mjs [--repeat 7] [--rows 100000] [--history 10000] [--target postgres [--latency 10]] [--user-cache] [--quick]
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,7 +52,8 @@ try {
     join(dir, "sqlload.toml"),
     `[target]\n${target}\n\n[sources.app]\nconnector = "postgres"\nurl = "${server.url}"\n\n[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\n`,
   );
-  const run = (args) => peakRss(process.execPath, [cli, ...args], dir);
+  const cache = hasFlag("user-cache") ? {} : { SQLLOAD_COMPILE_CACHE: join(dir, "compile-cache") };
+  const run = (args) => peakRss(process.execPath, [cli, ...args], dir, cache);
   await run(["load"]); // the first load copies the table; every later one finds it up to date
   if (history > 0) await lengthenRunLog(join(dir, "w.duckdb"), history);
   const noop = [];
@@ -61,7 +65,8 @@ try {
   const best = (list, key) => Math.min(...list.map((x) => x[key]));
   const all = (list, key) => list.map((x) => x[key].toFixed(2)).join(" ");
   const away = latency > 0 ? ` ${latency} ms away` : "";
-  console.log(`${describeMachine()}, target ${targetKind}${away}, ${repeat} pairs of runs`);
+  const caches = hasFlag("user-cache") ? "the machine's compile cache" : "a compile cache the first load wrote";
+  console.log(`${describeMachine()}, target ${targetKind}${away}, ${repeat} pairs of runs, ${caches}`);
   for (const [key, name] of [
     ["s", "wall"],
     ["cpuS", "CPU"],
