@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { expect, it } from "vitest";
 import { sqlload } from "./cli.js";
@@ -111,6 +111,10 @@ it("keeps a short command's compiled code apart, and the first load's in its pla
     const short = readdirSync(cache);
     expect(short.length).toBeGreaterThan(0);
     expect(short.filter((f) => !f.endsWith(".part.v8"))).toEqual([]);
+    // oclif's: what `--version` compiles of it is far less than what a load does.
+    const version = short
+      .map((f) => ({ name: f, bytes: readFileSync(join(cache, f)) }))
+      .sort((a, b) => b.bytes.length - a.bytes.length)[0]!;
     // A load its checks stop loads nothing: it keeps partial caches too.
     const toml = join(p.dir, "sqlload.toml");
     const config = readFileSync(toml, "utf8");
@@ -139,6 +143,19 @@ it("keeps a short command's compiled code apart, and the first load's in its pla
     expect((await sqlload(["load"], { cwd: p.dir, env })).code).toBe(0);
     expect(readdirSync(cache).sort()).toEqual(whole);
     expect(whole.map((f) => statSync(join(cache, f)).ino)).toEqual(inodes);
+    // A whole cache that lacks much of what a load runs, as a long first run's does (V8 dropped
+    // code it had not run for a while): `--version`'s code of oclif in the whole cache's place.
+    const oclif = join(cache, version.name.replace(/\.part\.v8$/, ".v8"));
+    expect(whole).toContain(basename(oclif));
+    writeFileSync(oclif, version.bytes);
+    const lacking = statSync(oclif).ino;
+    expect((await sqlload(["load"], { cwd: p.dir, env })).code).toBe(0);
+    // The next load wrote it again, with what it runs; the one after asks nothing.
+    expect(statSync(oclif).ino).not.toBe(lacking);
+    expect(statSync(oclif).size).toBeGreaterThan(version.bytes.length + 4096);
+    const widened = statSync(oclif).ino;
+    expect((await sqlload(["load"], { cwd: p.dir, env })).code).toBe(0);
+    expect(statSync(oclif).ino).toBe(widened);
   } finally {
     rmSync(cache, { recursive: true, force: true });
   }

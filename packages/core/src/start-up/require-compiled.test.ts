@@ -3,12 +3,14 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HEADER_BYTES } from "./compile-cache-file.js";
 import {
   cachePath,
   DYNAMIC_IMPORT,
   GROWTH_BYTES,
   keepWholeRunsCode,
   requireCompiled,
+  SCRIPT_GROWTH_BYTES,
   writeCompileCaches,
 } from "./require-compiled.js";
 
@@ -126,56 +128,113 @@ describe("requireCompiled", () => {
     expect(cached().map((f) => statSync(join(cache, f)).ino)).toEqual([whole]);
   });
 
-  it("writes a whole cache again when a whole run ends holding GROWTH_BYTES more bytecode than the run that wrote it", () => {
+  /** A function whose bytecode takes several KB of V8's cache once it has run. */
+  const big = (name: string) =>
+    `exports.${name} = (n) => { let s = 0; ${Array.from({ length: 400 }, (_, i) => `s += (n * ${i + 1}) % ${i + 7};`).join(" ")} return s; };`;
+  const marksOf = (name: string) => {
+    const file = readFileSync(join(cache, name));
+    return [...Array(8).keys()].map((i) => file.readUInt32LE(HEADER_BYTES - 4 * (8 - i))).filter((m) => m > 0);
+  };
+
+  /** A whole run that calls `a` of a file of two such functions and writes its cache: the file, the cache's name and inode. */
+  const firstRun = () => {
     keepWholeRunsCode();
-    const file = write("exports.a = () => 1;");
+    const file = write(`${big("a")}\n${big("b")}`);
+    (requireCompiled(pathToFileURL(file)) as { a: (n: number) => number }).a(1);
+    writeCompileCaches(HELD);
+    const name = cached()[0];
+    return { file, name, first: inode(name!) };
+  };
+
+  it("asks nothing of V8 at the exit of a whole run of a kind the cache serves", () => {
+    const { file, name, first } = firstRun();
+    expect(marksOf(name!)).toEqual([HELD]);
+    // Within GROWTH_BYTES of its mark: taken for the same kind, even though it compiled `b`.
+    (requireCompiled(pathToFileURL(file)) as { b: (n: number) => number }).b(1);
+    writeCompileCaches(HELD + GROWTH_BYTES - 1);
+    expect(inode(name!)).toBe(first);
+    expect(marksOf(name!)).toEqual([HELD]);
+  });
+
+  it("writes a whole cache again when a run of another kind compiled more of the script, with the code of both", () => {
+    const { file, name, first } = firstRun();
+    const size = statSync(join(cache, name!)).size;
+    // As a no-op run after a first load's cache: it calls what the first did not.
+    const again = requireCompiled(pathToFileURL(file)) as Record<string, (n: number) => number>;
+    again.a!(2);
+    again.b!(2);
+    writeCompileCaches(HELD + GROWTH_BYTES);
+    expect(inode(name!)).not.toBe(first);
+    expect(statSync(join(cache, name!)).size).toBeGreaterThan(size + SCRIPT_GROWTH_BYTES);
+    // The kinds it served are asked again: this run's is the one it knows.
+    expect(marksOf(name!)).toEqual([HELD + GROWTH_BYTES]);
+    // Read back by V8, and asked nothing by this kind of run any more.
+    const third = requireCompiled(pathToFileURL(file)) as Record<string, (n: number) => number>;
+    expect(third.b!(3)).toBe(again.b!(3));
+    const second = inode(name!);
+    writeCompileCaches(HELD + GROWTH_BYTES + 100);
+    expect(inode(name!)).toBe(second);
+  });
+
+  it("records, without writing the code again, a kind of run that compiled nothing the cache lacks", () => {
+    keepWholeRunsCode();
+    const file = write(`${big("a")}\n${big("b")}`);
+    const first = requireCompiled(pathToFileURL(file)) as Record<string, (n: number) => number>;
+    first.a!(1);
+    first.b!(1);
+    writeCompileCaches(HELD);
+    const [name] = cached();
+    const before = inode(name!);
+    const data = readFileSync(join(cache, name!)).subarray(HEADER_BYTES);
+    // Fewer functions called, and far less bytecode held: a long run whose V8 dropped some.
+    (requireCompiled(pathToFileURL(file)) as Record<string, (n: number) => number>).a!(1);
+    writeCompileCaches(HELD / 2);
+    expect(inode(name!)).toBe(before);
+    expect(readFileSync(join(cache, name!)).subarray(HEADER_BYTES).equals(data)).toBe(true);
+    expect(marksOf(name!)).toEqual([HELD / 2, HELD]);
+    // Either kind is now served as it is.
+    requireCompiled(pathToFileURL(file));
+    writeCompileCaches(HELD + 10);
+    requireCompiled(pathToFileURL(file));
+    writeCompileCaches(HELD / 2 - 10);
+    expect(inode(name!)).toBe(before);
+    expect(marksOf(name!)).toEqual([HELD / 2, HELD]);
+  });
+
+  it("counts a cache file that does not match its header (an older sqlload's, cut short, damaged) as none, and writes one that does", () => {
+    const file = write("exports.ok = [1, 2].map((x) => x + 1);");
     load(file);
     const [name] = cached();
-    const first = inode(name!);
-    // Runs of one kind hold the same bytecode; one that held less (V8 dropped some) writes nothing.
-    load(file);
-    load(file, HELD + GROWTH_BYTES - 1);
-    load(file, HELD / 2);
-    expect(cached()).toEqual([name]);
-    expect(inode(name!)).toBe(first);
-    // A run that compiled more writes it, and is the mark the next runs are measured against.
-    load(file, HELD + GROWTH_BYTES);
-    const second = inode(name!);
-    expect(second).not.toBe(first);
-    load(file, HELD + GROWTH_BYTES + 100);
-    expect(inode(name!)).toBe(second);
-    expect(cached()).toEqual([name]);
+    const path = join(cache, name!);
+    const written = readFileSync(path);
+    const damaged = Buffer.from(written);
+    damaged[damaged.length - 9]! ^= 0xff;
+    for (const bad of [written.subarray(HEADER_BYTES), written.subarray(0, written.length - 1), damaged]) {
+      writeFileSync(path, bad);
+      const was = statSync(path).ino;
+      // V8 is never handed it (damaged data can crash V8 outright): compiled afresh and written again.
+      expect(load(file)).toEqual({ ok: [2, 3] });
+      expect(statSync(path).ino).not.toBe(was);
+      expect(readFileSync(path).subarray(0, 4).toString("latin1")).toBe("SQLC");
+    }
   });
 
-  it("keeps, written again, the code of what the cache held and what the later run compiled", () => {
-    keepWholeRunsCode();
-    // As a first load's cache lacks what a no-op run calls: the first run calls `a` only.
-    const fn = (n: string) =>
-      `exports.${n} = (k) => { let s = 0; for (let i = 0; i < k; i++) s += [i, i + 1].map((x) => x * 3 + ${n.length}).reduce((p, q) => p + q, 0); return s; };`;
-    const file = write(`${fn("a")}\n${fn("bb")}\n${fn("ccc")}`);
-    const size = () => statSync(join(cache, cached()[0]!)).size;
-    (requireCompiled(pathToFileURL(file)) as { a: (k: number) => number }).a(3);
-    writeCompileCaches(HELD);
-    const before = size();
-    const again = requireCompiled(pathToFileURL(file)) as Record<string, (k: number) => number>;
-    expect([again.bb!(3), again.ccc!(3)]).toEqual([39, 45]);
-    writeCompileCaches(HELD + GROWTH_BYTES);
-    expect(size()).toBeGreaterThan(before);
-  });
-
-  it("counts a cache file without its header (an older sqlload's) as none, and writes one with it", () => {
-    const file = write("exports.ok = 1;");
-    const path = cachePath(file, readFileSync(file, "utf8"))!;
-    load(file);
-    const written = readFileSync(join(cache, cached()[0]!));
-    // V8's data alone, as sqlload wrote it before the header.
-    rmSync(cache, { recursive: true, force: true });
-    mkdirSync(cache, { recursive: true, mode: 0o700 });
-    writeFileSync(path, written.subarray(8));
-    keepWholeRunsCode();
-    expect(load(file)).toEqual({ ok: 1 });
-    expect(readFileSync(path).subarray(0, 4).toString("latin1")).toBe("SQLC");
-    expect(readFileSync(path).readUInt32LE(4)).toBe(HELD);
+  it("keeps the caches of runs started with other Node flags apart (V8 refuses a cache made under other flags)", () => {
+    const file = write("exports.n = 1;");
+    const source = readFileSync(file, "utf8");
+    const saved = process.env.NODE_OPTIONS;
+    try {
+      delete process.env.NODE_OPTIONS;
+      const plain = cachePath(file, source);
+      process.env.NODE_OPTIONS = "--max-old-space-size=4096";
+      const other = cachePath(file, source);
+      expect(other).not.toBe(plain);
+      // The content part is the same: an upgrade still replaces each one's own file.
+      expect(other!.split("-").at(-1)).toBe(plain!.split("-").at(-1));
+    } finally {
+      if (saved === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = saved;
+    }
   });
 
   it("hands the file, for the names in `modules`, what they map to, and requires the rest as Node would", () => {

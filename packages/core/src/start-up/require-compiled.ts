@@ -1,10 +1,21 @@
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
+import { type CacheFile, cacheFileBytes, MARKS, parseCacheFile, writeMarks } from "./compile-cache-file.js";
 
 /** The name a file loaded by requireCompiled calls instead of `import()` (kept in step with scripts/bundle-dist.mjs). */
 export const DYNAMIC_IMPORT = "__sqlloadImport";
@@ -84,7 +95,9 @@ export function requireCompiled(
   );
   module.loaded = true;
   const missing = cachedData === undefined || script.cachedDataRejected === true;
-  if (cacheFile) writeAtExit(cacheFile, { script, missing, partial, writerBytecode: cached?.writerBytecode ?? 0 });
+  if (cacheFile) {
+    considerAtExit(cacheFile, { script, missing, partial, marks: cached?.marks ?? [], length: cachedData?.length ?? 0 });
+  }
   return module.exports;
 }
 
@@ -95,36 +108,44 @@ interface Loaded {
   readonly missing: boolean;
   /** Its cache is a shorter command's: a whole run replaces it. */
   readonly partial: boolean;
-  /** The bytecode the run that wrote its cache held at exit (see GROWTH_BYTES). */
-  readonly writerBytecode: number;
+  /** The kinds of whole runs its cache is known to serve (see GROWTH_BYTES). */
+  readonly marks: readonly number[];
+  /** The bytes of V8's data its cache held. */
+  readonly length: number;
 }
 
 /** Scripts whose cache may be written at exit. */
-const unwritten = new Map<string, Loaded>();
+const loaded = new Map<string, Loaded>();
 
 /**
- * A whole run writes a whole cache again when it ends holding this many bytes of bytecode more
- * than the run that wrote it did: it compiled functions the cache lacks, and V8's cache of a
- * script holds what it came with as well as what the run compiled, so each such run widens it.
+ * Whole runs that end holding bytecode within this many bytes of each other (V8's count for the
+ * whole process) are taken for runs of one kind: runs of one kind end with the same count to the
+ * byte. A cache records the kinds it is known to serve (compile-cache-file.ts); a whole run of
+ * another kind asks V8 for the script's code at exit, and writes the cache again if that holds
+ * SCRIPT_GROWTH_BYTES more than the file (V8's cache of a script holds what it came with as well as
+ * what the run compiled, so the file then serves both kinds), else records its kind.
  *
- * Why: the first whole run after an upgrade is often not what later runs are: a first load, a
- * long backfill (V8 drops the bytecode of functions that have not run for a while, such as those
- * a run starts with), or another connector's table. Its cache then lacked what a no-op
- * incremental run calls, which compiled it afresh every time: after a 9-second backfill wrote the
- * caches, no-op loads took 0.34–0.41 s against 0.27–0.32 s from caches a no-op wrote
- * (bench/README.md, 2026-12-07 07:15 on). Runs of one kind end holding the same bytecode to the
- * byte, and a run that drops bytecode ends with less, so neither writes again.
+ * Why: the cache was written once, by the first whole run after an upgrade, which is often not what
+ * later runs are: a first load, a long backfill (V8 drops the bytecode of functions that have not
+ * run for a while, such as those a run starts with), or another connector's table. Every later
+ * no-op run then compiled afresh what it lacked: after a 9-second backfill wrote the caches,
+ * no-op loads took 0.34–0.41 s against 0.27–0.32 s from caches a no-op wrote (bench/README.md,
+ * "Issue 15, 2026-12-07 07:15 UTC on"). Asking V8 for a script's code costs 1–3.5 ms, so a run of
+ * a kind the cache serves does not ask.
  */
 export const GROWTH_BYTES = 16 * 1024;
+
+/** How much more of V8's data for one script makes a run write its cache again (runs of one kind differ by tens of bytes). */
+export const SCRIPT_GROWTH_BYTES = 4 * 1024;
 
 /**
  * V8 compiles most functions when they are first called, not when the file loads, and a cache
  * holds the code compiled when it is made: made at exit, it holds what the whole run compiled (the
  * functions a command calls as well as those loading runs), as Node 22's own compile cache does.
  */
-function writeAtExit(file: string, loaded: Loaded): void {
-  if (unwritten.size === 0) process.once("exit", () => writeCompileCaches());
-  unwritten.set(file, loaded);
+function considerAtExit(file: string, script: Loaded): void {
+  if (loaded.size === 0) process.once("exit", () => writeCompileCaches());
+  loaded.set(file, script);
 }
 
 // Shared by every copy of this file a process loads (each package that builds in a client has one).
@@ -151,12 +172,40 @@ export function writeCompileCaches(bytecode?: number): void {
     held ??= heldBytecode();
     return held;
   };
-  for (const [file, { script, missing, partial, writerBytecode }] of unwritten) {
+  for (const [file, script] of loaded) {
     if (whole) {
-      if (missing || partial || holding() >= writerBytecode + GROWTH_BYTES) writeCache(file, script, holding());
-    } else if (missing) writeCache(partialPath(file), script, holding());
+      if (script.missing || script.partial) writeCache(file, script.script.createCachedData(), [holding()]);
+      else widen(file, script, holding());
+    } else if (script.missing) writeCache(partialPath(file), script.script.createCachedData(), []);
   }
-  unwritten.clear();
+  loaded.clear();
+}
+
+/** A whole run of a kind the cache of `file` is not known to serve: writes it again if the run compiled more of the script, else records the kind. */
+function widen(file: string, script: Loaded, held: number): void {
+  if (script.marks.some((mark) => Math.abs(held - mark) < GROWTH_BYTES)) return;
+  // A folder this run cannot write (another user's run may read it) is not worth asking V8 for code.
+  if (!writable(dirname(file))) return;
+  const data = script.script.createCachedData();
+  if (data.length >= script.length + SCRIPT_GROWTH_BYTES) {
+    // The kinds it served are asked again: a long run may have dropped code they need.
+    writeCache(file, data, [held]);
+    return;
+  }
+  try {
+    writeMarks(file, [held, ...script.marks].slice(0, MARKS));
+  } catch {
+    // Only costs a later run of this kind the same question.
+  }
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // Shared like WHOLE_RUN: every copy's exit handler compares against the same count, taken once.
@@ -172,28 +221,6 @@ function heldBytecode(): number {
   return shared[HELD_BYTECODE] as number;
 }
 
-/** What a cache file holds: V8's data, after a header that says how much bytecode the run that wrote it held. */
-interface CacheFile {
-  readonly data: Buffer;
-  readonly writerBytecode: number;
-}
-
-/** The header's first four bytes; a file without them (an older sqlload's) counts as no cache. */
-const CACHE_MAGIC = 0x53_51_4c_43; // "SQLC"
-const HEADER_BYTES = 8;
-
-function parseCacheFile(file: Buffer): CacheFile {
-  if (file.length <= HEADER_BYTES || file.readUInt32BE(0) !== CACHE_MAGIC) throw new Error("not a cache of this format");
-  return { data: file.subarray(HEADER_BYTES), writerBytecode: file.readUInt32LE(4) };
-}
-
-function cacheFileBytes(data: Buffer, bytecode: number): Buffer {
-  const header = Buffer.alloc(HEADER_BYTES);
-  header.writeUInt32BE(CACHE_MAGIC, 0);
-  header.writeUInt32LE(Math.min(bytecode, 0xffff_ffff), 4);
-  return Buffer.concat([header, data]);
-}
-
 /** Where a shorter command keeps its cache of a file whose whole cache would be `file`. */
 function partialPath(file: string): string {
   return file.replace(/\.v8$/, ".part.v8");
@@ -201,13 +228,16 @@ function partialPath(file: string): string {
 
 /**
  * Where the compiled code of `filename` is kept, or undefined when it is not kept: a name of two
- * hashes, the file's path and then its content with Node's version, so that a new build replaces
- * the file its previous one left (see writeCache).
+ * hashes, the file's path with the process's flags and then its content with Node's version, so
+ * that a new build replaces the file its previous one left (see writeCache).
  */
 export function cachePath(filename: string, source: string): string | undefined {
   const dir = cacheDir();
   if (!dir) return undefined;
-  const path = createHash("sha256").update(filename).digest("hex").slice(0, 16);
+  // V8 refuses a cache made under other flags: runs started with other flags keep caches of their
+  // own, or each would replace the other's on every run.
+  const flags = `${process.execArgv.join(" ")}\0${process.env.NODE_OPTIONS ?? ""}`;
+  const path = createHash("sha256").update(filename).update("\0").update(flags).digest("hex").slice(0, 16);
   const content = createHash("sha256").update(`${process.version} ${process.arch}\0`).update(source).digest("hex").slice(0, 32);
   return join(dir, `${path}-${content}.v8`);
 }
@@ -227,11 +257,11 @@ function cacheDir(): string | undefined {
   }
 }
 
-function writeCache(file: string, script: Script, bytecode: number): void {
+function writeCache(file: string, data: Buffer, marks: readonly number[]): void {
   // Written beside and renamed: a run reading it meanwhile sees the old file or the new, never half of one.
   const partial = `${file}.${process.pid}.partial`;
   try {
-    writeFileSync(partial, cacheFileBytes(script.createCachedData(), bytecode), { mode: 0o600 });
+    writeFileSync(partial, cacheFileBytes(data, marks), { mode: 0o600 });
     renameSync(partial, file);
     // What an earlier build of the same file left: it will not match again.
     const dir = dirname(file);
