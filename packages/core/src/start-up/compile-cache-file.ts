@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync, readSync, writeSync } from "node:fs";
 
 /**
  * One file of the compile cache (require-compiled.ts): V8's code cache of a script, after a header
@@ -10,14 +10,18 @@ import { closeSync, openSync, writeSync } from "node:fs";
  *   damaged on disk crashed every later run (SIGSEGV) until someone deleted it. A file that does not
  *   match its header counts as no cache (0.3 ms for the DuckDB client's 470 KB).
  * - The kinds of whole runs the cache is known to serve, up to MARKS of them, each as the bytecode
- *   V8 held at that run's exit (require-compiled.ts, GROWTH_BYTES); 0 where there is none.
+ *   V8 held at that run's exit (require-compiled.ts, GROWTH_BYTES); 0 where there is none. A
+ *   project's own code counts in that bytecode, so each project that shares the folder is a kind
+ *   of its own: room for 32 of them.
  */
 export interface CacheFile {
   readonly data: Buffer;
   readonly marks: readonly number[];
+  /** What identifies the data: the header's digest of it. */
+  readonly digest: Buffer;
 }
 
-export const MARKS = 8;
+export const MARKS = 32;
 
 const MAGIC = 0x53_51_4c_43; // "SQLC"
 const DIGEST_BYTES = 8;
@@ -32,12 +36,16 @@ export function parseCacheFile(file: Buffer): CacheFile {
   const data = file.subarray(HEADER_BYTES);
   if (file.readUInt32LE(LENGTH_AT) !== data.length) throw new Error("a compile cache file of the wrong length");
   if (!digest(data).equals(file.subarray(DIGEST_AT, MARKS_AT))) throw new Error("a damaged compile cache file");
+  return { data, marks: readMarks(file), digest: file.subarray(DIGEST_AT, MARKS_AT) };
+}
+
+function readMarks(header: Buffer): number[] {
   const marks: number[] = [];
   for (let i = 0; i < MARKS; i++) {
-    const mark = file.readUInt32LE(MARKS_AT + 4 * i);
+    const mark = header.readUInt32LE(MARKS_AT + 4 * i);
     if (mark > 0) marks.push(mark);
   }
-  return { data, marks };
+  return marks;
 }
 
 /** The file for V8's `data` and the `marks` it serves (the newest first; past MARKS, the oldest are dropped). */
@@ -51,13 +59,18 @@ export function cacheFileBytes(data: Buffer, marks: readonly number[]): Buffer {
 }
 
 /**
- * Writes `marks` into the file's header in place. Another run may have replaced the file meanwhile:
- * its data then gets these marks, which at worst makes one later run check it again for nothing.
+ * Adds `mark` to the marks of the file at `path`, in place, if it still holds the data `loaded`
+ * came with: another run may have written it again since (with marks of its own, which this keeps),
+ * and the marks of one file's data mean nothing for another's. Read and written through one open
+ * file, so a file renamed over it meanwhile is not touched.
  */
-export function writeMarks(path: string, marks: readonly number[]): void {
+export function addMark(path: string, loaded: CacheFile, mark: number): void {
   const fd = openSync(path, "r+");
   try {
-    writeSync(fd, markBytes(marks), 0, 4 * MARKS, MARKS_AT);
+    const header = Buffer.alloc(HEADER_BYTES);
+    if (readSync(fd, header, 0, HEADER_BYTES, 0) !== HEADER_BYTES || header.readUInt32BE(0) !== MAGIC) return;
+    if (!header.subarray(DIGEST_AT, MARKS_AT).equals(loaded.digest)) return;
+    writeSync(fd, markBytes([mark, ...readMarks(header)]), 0, 4 * MARKS, MARKS_AT);
   } finally {
     closeSync(fd);
   }

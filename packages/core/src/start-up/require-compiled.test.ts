@@ -1,9 +1,21 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { setFlagsFromString } from "node:v8";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { HEADER_BYTES } from "./compile-cache-file.js";
+import { HEADER_BYTES, MARKS } from "./compile-cache-file.js";
 import {
   cachePath,
   DYNAMIC_IMPORT,
@@ -133,7 +145,7 @@ describe("requireCompiled", () => {
     `exports.${name} = (n) => { let s = 0; ${Array.from({ length: 400 }, (_, i) => `s += (n * ${i + 1}) % ${i + 7};`).join(" ")} return s; };`;
   const marksOf = (name: string) => {
     const file = readFileSync(join(cache, name));
-    return [...Array(8).keys()].map((i) => file.readUInt32LE(HEADER_BYTES - 4 * (8 - i))).filter((m) => m > 0);
+    return [...Array(MARKS).keys()].map((i) => file.readUInt32LE(HEADER_BYTES - 4 * (MARKS - i))).filter((m) => m > 0);
   };
 
   /** A whole run that calls `a` of a file of two such functions and writes its cache: the file, the cache's name and inode. */
@@ -219,22 +231,36 @@ describe("requireCompiled", () => {
     }
   });
 
-  it("keeps the caches of runs started with other Node flags apart (V8 refuses a cache made under other flags)", () => {
+  it("keeps the caches of runs under other V8 flags apart (V8 refuses a cache made under other flags)", () => {
     const file = write("exports.n = 1;");
     const source = readFileSync(file, "utf8");
-    const saved = process.env.NODE_OPTIONS;
+    const plain = cachePath(file, source);
+    // The flag bin/run.js sets at start; 0 is V8's default.
+    setFlagsFromString("--heap-growing-percent=300");
     try {
-      delete process.env.NODE_OPTIONS;
-      const plain = cachePath(file, source);
-      process.env.NODE_OPTIONS = "--max-old-space-size=4096";
       const other = cachePath(file, source);
       expect(other).not.toBe(plain);
       // The content part is the same: an upgrade still replaces each one's own file.
       expect(other!.split("-").at(-1)).toBe(plain!.split("-").at(-1));
     } finally {
-      if (saved === undefined) delete process.env.NODE_OPTIONS;
-      else process.env.NODE_OPTIONS = saved;
+      setFlagsFromString("--heap-growing-percent=0");
     }
+    expect(cachePath(file, source)).toBe(plain);
+  });
+
+  it("removes, when it writes a cache, the files nothing has read for 30 days, and no other", () => {
+    const kept = write("exports.k = 1;");
+    load(kept);
+    const old = join(cache, "0123456789abcdef-00000000000000000000000000000000.v8");
+    const recent = join(cache, "fedcba9876543210-00000000000000000000000000000000.v8");
+    writeFileSync(old, "an older version's");
+    writeFileSync(recent, "another flag's");
+    const long = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+    utimesSync(old, long, long);
+    load(write("exports.w = 2;"));
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+    expect(cached()).toHaveLength(3);
   });
 
   it("hands the file, for the names in `modules`, what they map to, and requires the rest as Node would", () => {

@@ -8,6 +8,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
@@ -15,7 +16,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
-import { type CacheFile, cacheFileBytes, MARKS, parseCacheFile, writeMarks } from "./compile-cache-file.js";
+import { addMark, type CacheFile, cacheFileBytes, parseCacheFile } from "./compile-cache-file.js";
 
 /** The name a file loaded by requireCompiled calls instead of `import()` (kept in step with scripts/bundle-dist.mjs). */
 export const DYNAMIC_IMPORT = "__sqlloadImport";
@@ -95,9 +96,7 @@ export function requireCompiled(
   );
   module.loaded = true;
   const missing = cachedData === undefined || script.cachedDataRejected === true;
-  if (cacheFile) {
-    considerAtExit(cacheFile, { script, missing, partial, marks: cached?.marks ?? [], length: cachedData?.length ?? 0 });
-  }
+  if (cacheFile) considerAtExit(cacheFile, { script, missing, partial, cached });
   return module.exports;
 }
 
@@ -108,10 +107,8 @@ interface Loaded {
   readonly missing: boolean;
   /** Its cache is a shorter command's: a whole run replaces it. */
   readonly partial: boolean;
-  /** The kinds of whole runs its cache is known to serve (see GROWTH_BYTES). */
-  readonly marks: readonly number[];
-  /** The bytes of V8's data its cache held. */
-  readonly length: number;
+  /** The file its cache came from, if any. */
+  readonly cached: CacheFile | undefined;
 }
 
 /** Scripts whose cache may be written at exit. */
@@ -144,9 +141,11 @@ export const SCRIPT_GROWTH_BYTES = 4 * 1024;
  * functions a command calls as well as those loading runs), as Node 22's own compile cache does.
  */
 function considerAtExit(file: string, script: Loaded): void {
-  if (loaded.size === 0) process.once("exit", () => writeCompileCaches());
+  if (!exitHooked) process.once("exit", () => writeCompileCaches());
+  exitHooked = true;
   loaded.set(file, script);
 }
+let exitHooked = false;
 
 // Shared by every copy of this file a process loads (each package that builds in a client has one).
 const WHOLE_RUN = Symbol.for("sqlload.compileCache.wholeRun");
@@ -183,17 +182,18 @@ export function writeCompileCaches(bytecode?: number): void {
 
 /** A whole run of a kind the cache of `file` is not known to serve: writes it again if the run compiled more of the script, else records the kind. */
 function widen(file: string, script: Loaded, held: number): void {
-  if (script.marks.some((mark) => Math.abs(held - mark) < GROWTH_BYTES)) return;
+  const cached = script.cached;
+  if (!cached || cached.marks.some((mark) => Math.abs(held - mark) < GROWTH_BYTES)) return;
   // A folder this run cannot write (another user's run may read it) is not worth asking V8 for code.
   if (!writable(dirname(file))) return;
   const data = script.script.createCachedData();
-  if (data.length >= script.length + SCRIPT_GROWTH_BYTES) {
+  if (data.length >= cached.data.length + SCRIPT_GROWTH_BYTES) {
     // The kinds it served are asked again: a long run may have dropped code they need.
     writeCache(file, data, [held]);
     return;
   }
   try {
-    writeMarks(file, [held, ...script.marks].slice(0, MARKS));
+    addMark(file, cached, held);
   } catch {
     // Only costs a later run of this kind the same question.
   }
@@ -228,16 +228,17 @@ function partialPath(file: string): string {
 
 /**
  * Where the compiled code of `filename` is kept, or undefined when it is not kept: a name of two
- * hashes, the file's path with the process's flags and then its content with Node's version, so
- * that a new build replaces the file its previous one left (see writeCache).
+ * hashes, the file's path with V8's cache tag and then its content with Node's version, so that a
+ * new build replaces the file its previous one left (see writeCache).
  */
 export function cachePath(filename: string, source: string): string | undefined {
   const dir = cacheDir();
   if (!dir) return undefined;
-  // V8 refuses a cache made under other flags: runs started with other flags keep caches of their
-  // own, or each would replace the other's on every run.
-  const flags = `${process.execArgv.join(" ")}\0${process.env.NODE_OPTIONS ?? ""}`;
-  const path = createHash("sha256").update(filename).update("\0").update(flags).digest("hex").slice(0, 16);
+  // V8 refuses a cache made by another version, under other flags (NODE_OPTIONS, --max-old-space-size)
+  // or on another CPU; its tag says which, so runs that differ so keep caches of their own rather
+  // than each replacing the other's on every run. (0.4 ms to load `node:v8` after what a run loads.)
+  const v8 = createRequire(import.meta.url)("node:v8") as typeof import("node:v8");
+  const path = createHash("sha256").update(`${filename}\0${v8.cachedDataVersionTag()}`).digest("hex").slice(0, 16);
   const content = createHash("sha256").update(`${process.version} ${process.arch}\0`).update(source).digest("hex").slice(0, 32);
   return join(dir, `${path}-${content}.v8`);
 }
@@ -257,18 +258,36 @@ function cacheDir(): string | undefined {
   }
 }
 
+/** How long a cache file nothing has read or written stays in the folder. */
+const UNUSED_MS = 30 * 24 * 3600 * 1000;
+
+/** When the file was last read or written (as far as the file system keeps reads: a `noatime` one does not). */
+function unusedSince(path: string): number {
+  try {
+    const stat = statSync(path);
+    return Math.max(stat.atimeMs, stat.mtimeMs);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 function writeCache(file: string, data: Buffer, marks: readonly number[]): void {
   // Written beside and renamed: a run reading it meanwhile sees the old file or the new, never half of one.
   const partial = `${file}.${process.pid}.partial`;
   try {
     writeFileSync(partial, cacheFileBytes(data, marks), { mode: 0o600 });
     renameSync(partial, file);
-    // What an earlier build of the same file left: it will not match again.
+    // What an earlier build of the same file left: it will not match again. And what nothing has
+    // read for UNUSED_MS: older versions' files, other flags', a write a killed run left.
     const dir = dirname(file);
     const name = basename(file);
     const prefix = name.slice(0, name.indexOf("-") + 1);
+    const now = Date.now();
     for (const other of readdirSync(dir)) {
-      if (other !== name && other.startsWith(prefix) && other.endsWith(".v8")) rmSync(join(dir, other), { force: true });
+      if (other === name) continue;
+      const path = join(dir, other);
+      if (other.startsWith(prefix) && other.endsWith(".v8")) rmSync(path, { force: true });
+      else if (unusedSince(path) < now - UNUSED_MS) rmSync(path, { force: true });
     }
   } catch {
     // An unwritable cache (a full disk, a read-only folder) costs the next run the compile, nothing more.
