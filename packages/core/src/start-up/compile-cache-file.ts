@@ -35,8 +35,9 @@ export function parseCacheFile(file: Buffer): CacheFile {
   if (file.length <= HEADER_BYTES || file.readUInt32BE(0) !== MAGIC) throw new Error("not a compile cache file");
   const data = file.subarray(HEADER_BYTES);
   if (file.readUInt32LE(LENGTH_AT) !== data.length) throw new Error("a compile cache file of the wrong length");
-  if (!digest(data).equals(file.subarray(DIGEST_AT, MARKS_AT))) throw new Error("a damaged compile cache file");
-  return { data, marks: readMarks(file), digest: file.subarray(DIGEST_AT, MARKS_AT) };
+  const stored = file.subarray(DIGEST_AT, MARKS_AT);
+  if (!digest(data).equals(stored)) throw new Error("a damaged compile cache file");
+  return { data, marks: readMarks(file), digest: stored };
 }
 
 function readMarks(header: Buffer): number[] {

@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cachedDataVersionTag, getHeapCodeStatistics } from "node:v8";
 import { Script } from "node:vm";
 import { addMark, type CacheFile, cacheFileBytes, parseCacheFile } from "./compile-cache-file.js";
 
@@ -140,12 +141,12 @@ export const SCRIPT_GROWTH_BYTES = 4 * 1024;
  * holds the code compiled when it is made: made at exit, it holds what the whole run compiled (the
  * functions a command calls as well as those loading runs), as Node 22's own compile cache does.
  */
+let exitHooked = false;
 function considerAtExit(file: string, script: Loaded): void {
   if (!exitHooked) process.once("exit", () => writeCompileCaches());
   exitHooked = true;
   loaded.set(file, script);
 }
-let exitHooked = false;
 
 // Shared by every copy of this file a process loads (each package that builds in a client has one).
 const WHOLE_RUN = Symbol.for("sqlload.compileCache.wholeRun");
@@ -166,15 +167,11 @@ export function keepWholeRunsCode(): void {
  */
 export function writeCompileCaches(bytecode?: number): void {
   const whole = (globalThis as Record<symbol, unknown>)[WHOLE_RUN] === true;
-  let held = bytecode;
-  const holding = () => {
-    held ??= heldBytecode();
-    return held;
-  };
+  const held = () => bytecode ?? heldBytecode();
   for (const [file, script] of loaded) {
     if (whole) {
-      if (script.missing || script.partial) writeCache(file, script.script.createCachedData(), [holding()]);
-      else widen(file, script, holding());
+      if (script.missing || script.partial) writeCache(file, script.script.createCachedData(), [held()]);
+      else widen(file, script, held());
     } else if (script.missing) writeCache(partialPath(file), script.script.createCachedData(), []);
   }
   loaded.clear();
@@ -214,10 +211,7 @@ const HELD_BYTECODE = Symbol.for("sqlload.compileCache.heldBytecode");
 /** The bytes of bytecode V8 holds for the whole process (what it compiled and what caches gave it), as first counted at exit. */
 function heldBytecode(): number {
   const shared = globalThis as Record<symbol, unknown>;
-  if (typeof shared[HELD_BYTECODE] !== "number") {
-    const v8 = createRequire(import.meta.url)("node:v8") as typeof import("node:v8");
-    shared[HELD_BYTECODE] = v8.getHeapCodeStatistics().bytecode_and_metadata_size;
-  }
+  if (typeof shared[HELD_BYTECODE] !== "number") shared[HELD_BYTECODE] = getHeapCodeStatistics().bytecode_and_metadata_size;
   return shared[HELD_BYTECODE] as number;
 }
 
@@ -236,9 +230,8 @@ export function cachePath(filename: string, source: string): string | undefined 
   if (!dir) return undefined;
   // V8 refuses a cache made by another version, under other flags (NODE_OPTIONS, --max-old-space-size)
   // or on another CPU; its tag says which, so runs that differ so keep caches of their own rather
-  // than each replacing the other's on every run. (0.4 ms to load `node:v8` after what a run loads.)
-  const v8 = createRequire(import.meta.url)("node:v8") as typeof import("node:v8");
-  const path = createHash("sha256").update(`${filename}\0${v8.cachedDataVersionTag()}`).digest("hex").slice(0, 16);
+  // than each replacing the other's on every run.
+  const path = createHash("sha256").update(`${filename}\0${cachedDataVersionTag()}`).digest("hex").slice(0, 16);
   const content = createHash("sha256").update(`${process.version} ${process.arch}\0`).update(source).digest("hex").slice(0, 32);
   return join(dir, `${path}-${content}.v8`);
 }
