@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Insert throughput of sqlload's ClickHouse target (chdb in process), against the alternatives
-// measured in the same run (issue 8): the connector's RowBinary path (batches of 8,192 rows as the
-// engine sends them, one INSERT per ~32 MB, staged and published), JSONCompactEachRow text through
+// measured in the same run (issue 8): the connector's path (batches of 8,192 rows as the engine
+// sends them, each a Native block, one INSERT per ~32 MB, staged and published), JSONCompactEachRow text through
 // @clickhouse/client in 100,000-row inserts, ClickHouse's own bulk path (`INSERT … SELECT FROM
 // file()` of the same rows in a CSV file, issue 15), and ClickHouse generating the same rows itself
 // (`INSERT … SELECT FROM numbers()`, the ceiling). Also the peak RSS of the connector's load.
@@ -61,8 +61,8 @@ console.log(
 const rssBefore = process.memoryUsage().rss;
 let rssPeak = 0;
 const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
-await timed("sqlload RowBinary (staged, published)", async () => {
-  const ref = { schema: "bench", name: "rowbinary" };
+await timed("sqlload Native blocks (staged, published)", async () => {
+  const ref = { schema: "bench", name: "native_blocks" };
   const columns = await target.ensureTable(ref, schema, {});
   const unit = await target.begin(ref, { strategy: "append", columns });
   for (const b of batches) await unit.write(b);
@@ -110,13 +110,13 @@ await timed("ClickHouse generating the rows (ceiling)", () =>
     ),
   ),
 );
-for (const t of ["rowbinary", "json", "file", "native"]) {
+for (const t of ["native_blocks", "json", "file", "native"]) {
   const [row] = await session.query(`SELECT count() AS n, sum(id) AS s FROM bench.${t}`);
   if (Number(row.n) !== N) throw new Error(`bench.${t} holds ${row.n} rows`);
 }
 console.log(
-  `sqlload's insert is ${(results["sqlload RowBinary (staged, published)"] / results["ClickHouse INSERT … SELECT FROM file() (CSV)"]).toFixed(2)}x ClickHouse's own file() load; ` +
-    `RowBinary is ${(results["JSONCompactEachRow, 100,000-row inserts"] / results["sqlload RowBinary (staged, published)"]).toFixed(1)}x JSON's speed and ${(results["ClickHouse generating the rows (ceiling)"] / results["sqlload RowBinary (staged, published)"]).toFixed(2)}x the ceiling; peak RSS ${Math.round(rssPeak / 2 ** 20)} MB (${Math.round((rssPeak - rssBefore) / 2 ** 20)} MB over the process with its batches built and chdb loaded)`,
+  `sqlload's insert is ${(results["sqlload Native blocks (staged, published)"] / results["ClickHouse INSERT … SELECT FROM file() (CSV)"]).toFixed(2)}x ClickHouse's own file() load; ` +
+    `Native is ${(results["JSONCompactEachRow, 100,000-row inserts"] / results["sqlload Native blocks (staged, published)"]).toFixed(1)}x JSON's speed and ${(results["ClickHouse generating the rows (ceiling)"] / results["sqlload Native blocks (staged, published)"]).toFixed(2)}x the ceiling; peak RSS ${Math.round(rssPeak / 2 ** 20)} MB (${Math.round((rssPeak - rssBefore) / 2 ** 20)} MB over the process with its batches built and chdb loaded)`,
 );
 await client.close();
 await target.close();

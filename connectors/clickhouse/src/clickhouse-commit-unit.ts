@@ -14,27 +14,27 @@ import {
 } from "@sqlload/core";
 import { describeTable } from "./clickhouse-catalog.js";
 import { layoutFor } from "./clickhouse-layout.js";
+import { NativeBlocks, schemaKey, wireStructure } from "./clickhouse-native.js";
 import { type CursorSpan, emptySpan } from "./clickhouse-range.js";
-import { encodeRowBinary, schemaKey, wireStructure } from "./clickhouse-rowbinary.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
 import type { TableStage, UnitOp } from "./clickhouse-stage.js";
 import { wrapClickHouseError } from "./errors.js";
 
 /** Rows are sent in inserts of about this size: large enough for few parts, small enough to keep memory flat. */
 export const DEFAULT_FLUSH_BYTES = 32 * 1024 * 1024;
+const BLOCKS_MARGIN = 4 * 1024 * 1024;
 
 interface Pending {
   readonly table: string;
   readonly key: string;
   readonly structure: string;
   readonly columns: readonly string[];
-  readonly chunks: Buffer[];
-  bytes: number;
+  readonly blocks: NativeBlocks;
 }
 
 /**
  * One commit unit on ClickHouse. Its rows go to a staging table of its own (for `replace`, to the
- * new table), in RowBinary inserts of about `flushBytes`; a range it deletes is only recorded.
+ * new table), in inserts of about `flushBytes` of Native blocks (clickhouse-native.ts); a range it deletes is only recorded.
  * `commit` hands both to the table's `TableStage`, where they wait for `publish`; `abort` drops
  * what the unit made, so nothing of it remains.
  */
@@ -93,13 +93,12 @@ export class ClickHouseCommitUnit implements CommitUnit {
         key,
         structure: wireStructure(batch.schema),
         columns: batch.schema.map((c) => c.name),
-        chunks: [],
-        bytes: 0,
+        // Room for a whole insert and then some: untouched pages cost no memory, and the buffer
+        // never grows (a copy) unless one batch is larger than the margin.
+        blocks: new NativeBlocks(this.flushBytes + BLOCKS_MARGIN),
       };
-      const data = encodeRowBinary(batch);
-      this.pending.chunks.push(data);
-      this.pending.bytes += data.length;
-      if (this.pending.bytes >= this.flushBytes) await this.flush();
+      this.pending.blocks.append(batch);
+      if (this.pending.blocks.bytes >= this.flushBytes) await this.flush();
     });
   }
 
@@ -183,12 +182,14 @@ export class ClickHouseCommitUnit implements CommitUnit {
     this.pending = undefined;
     await this.inFlight;
     this.inFlight = undefined;
-    if (pending && pending.bytes > 0) {
-      const data = pending.chunks.length === 1 ? (pending.chunks[0] as Buffer) : Buffer.concat(pending.chunks);
-      const insert = this.session.insertRowBinary(this.ref.schema, pending.table, pending.columns, pending.structure, data);
+    if (pending && pending.blocks.bytes > 0) {
+      const insert = this.session.insertNative(this.ref.schema, pending.table, pending.columns, pending.structure, [
+        pending.blocks.take(),
+      ]);
       // Awaited by the next flush; a failure surfaces there (or now, when waiting).
       insert.catch(() => undefined);
       this.inFlight = insert;
+      await new Promise((started) => setImmediate(started));
     }
     if (wait) {
       const last = this.inFlight;

@@ -28,7 +28,7 @@ import { clickhouseTypeSql, fitsColumn, logicalTypeOf, parseClickHouseType, unwr
 import { wrapClickHouseError } from "./errors.js";
 
 export interface ClickHouseTargetOptions {
-  /** Bytes of RowBinary per insert; default 32 MB. */
+  /** Bytes of Native blocks per insert; default 32 MB. */
   readonly flushBytes?: number;
   readonly lockTiming?: LockTiming;
 }

@@ -1,24 +1,70 @@
 import { withUtf8 } from "@sqlload/conformance";
 import { batchFromRows, type Column, type CursorRange, integerCursor } from "@sqlload/core";
 import { describe, expect, it } from "vitest";
+import { encodeNative, scaledDecimal, wireStructure } from "./clickhouse-native.js";
 import { spanMayOverlap } from "./clickhouse-range.js";
-import { encodeRowBinary, scaledDecimal, wireStructure } from "./clickhouse-rowbinary.js";
 import { coalesce, type StagedDelete } from "./clickhouse-stage.js";
 
-describe("RowBinary", () => {
-  it("encodes Nullable flags, little-endian integers and varint-prefixed strings", () => {
+/** The Native block the encoder should write: counts, then each column's name, type and data. */
+function block(rows: number, columns: readonly [name: string, type: string, data: readonly number[]][]): number[] {
+  const text = (s: string) => [Buffer.byteLength(s), ...Buffer.from(s)];
+  return [columns.length, rows, ...columns.flatMap(([name, type, data]) => [...text(name), ...text(type), ...data])];
+}
+
+const le = (value: number, bytes: number) =>
+  [...Buffer.alloc(8).fill(0)].map((_, i) => Math.floor(value / 256 ** i) % 256).slice(0, bytes);
+
+describe("Native blocks", () => {
+  it("writes counts, names and wire types, then each column whole: its null map, then every row's value", () => {
     const schema: Column[] = [
       { name: "i", type: { kind: "int32" }, nullable: true },
       { name: "s", type: { kind: "text" }, nullable: true },
+      { name: "b", type: { kind: "boolean" }, nullable: true },
     ];
-    const data = encodeRowBinary(
+    const data = encodeNative(
       batchFromRows(schema, [
-        { i: 258, s: "é" },
-        { i: null, s: null },
+        { i: 258, s: "é", b: true },
+        { i: null, s: null, b: null },
+        { i: -1, s: "", b: false },
       ]),
     );
-    expect([...data]).toEqual([0, 2, 1, 0, 0, 0, 2, 0xc3, 0xa9, 1, 1]);
-    expect(wireStructure(schema)).toBe("`i` Nullable(Int32), `s` Nullable(String)");
+    expect([...data]).toEqual(
+      block(3, [
+        ["i", "Nullable(Int32)", [0, 1, 0, ...le(258, 4), 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]],
+        ["s", "Nullable(String)", [0, 1, 0, 2, 0xc3, 0xa9, 0, 0]],
+        ["b", "Nullable(Bool)", [0, 1, 0, 1, 0, 0]],
+      ]),
+    );
+    expect(wireStructure(schema)).toBe("`i` Nullable(Int32), `s` Nullable(String), `b` Nullable(Bool)");
+  });
+
+  it("encodes text as UTF-8 exactly as Node does, at every length and for every kind of character", () => {
+    const schema: Column[] = [{ name: "s", type: { kind: "text" }, nullable: false }];
+    const texts = [
+      "",
+      "a".repeat(42),
+      "a".repeat(43),
+      "é".repeat(42), // 84 bytes, still a one-byte length
+      "€".repeat(42), // 126 bytes
+      "€".repeat(43), // 129 bytes: a two-byte length
+      "\u{1F600}x", // a surrogate pair
+      "a\ud800b", // a lone surrogate: U+FFFD, as Node writes it
+      "\u07ff\u0800\uffff\u0080\u007f",
+      "x".repeat(20_000),
+    ];
+    const data = encodeNative(
+      batchFromRows(
+        schema,
+        texts.map((s) => ({ s })),
+      ),
+    );
+    const varint = (n: number) => {
+      const out: number[] = [];
+      for (; n >= 0x80; n = Math.floor(n / 128)) out.push((n & 0x7f) | 0x80);
+      return [...out, n];
+    };
+    const values = texts.flatMap((s) => [...varint(Buffer.byteLength(s)), ...Buffer.from(s)]);
+    expect([...data]).toEqual(block(texts.length, [["s", "Nullable(String)", [...texts.map(() => 0), ...values]]]));
   });
 
   it("writes text given as UTF-8 bytes exactly as the same text given as strings", () => {
@@ -36,7 +82,7 @@ describe("RowBinary", () => {
     const strings = batchFromRows(schema, rows);
     const bytes = withUtf8(strings);
     expect(bytes.columns[1]?.utf8).toBeDefined();
-    expect(encodeRowBinary(bytes).equals(encodeRowBinary(strings))).toBe(true);
+    expect(encodeNative(bytes).equals(encodeNative(strings))).toBe(true);
   });
 
   it("writes decimals given as scaled integers exactly as the same decimals given as strings, never asking for the strings", () => {
@@ -68,20 +114,70 @@ describe("RowBinary", () => {
         };
       }),
     };
-    expect(encodeRowBinary(scaledOnly).equals(encodeRowBinary(strings))).toBe(true);
+    expect(encodeNative(scaledOnly).equals(encodeNative(strings))).toBe(true);
   });
 
   it("refuses a scaled decimal wider than its column, naming the value", () => {
     const schema: Column[] = [{ name: "d", type: { kind: "decimal", precision: 4, scale: 1 }, nullable: true }];
     const given = withUtf8(batchFromRows(schema, [{ d: "1000.0" }]));
-    expect(() => encodeRowBinary(given)).toThrow(/column "d": value "1000\.0" does not fit \(more than 4 digits\)/);
+    expect(() => encodeNative(given)).toThrow(/column "d": value "1000\.0" does not fit \(more than 4 digits\)/);
   });
 
-  it("writes lists as counted arrays, a NULL list as empty", () => {
-    const schema: Column[] = [{ name: "l", type: { kind: "list", element: { kind: "int16" } }, nullable: true }];
-    const data = encodeRowBinary(batchFromRows(schema, [{ l: [1, null] }, { l: null }]));
-    expect([...data]).toEqual([2, 0, 1, 0, 1, 0]);
-    expect(wireStructure(schema)).toBe("`l` Array(Nullable(Int16))");
+  it("writes lists as end offsets, then their elements as one column; a NULL list as empty", () => {
+    const schema: Column[] = [
+      { name: "l", type: { kind: "list", element: { kind: "int16" } }, nullable: true },
+      { name: "n", type: { kind: "list", element: { kind: "list", element: { kind: "text" } } }, nullable: true },
+    ];
+    const data = encodeNative(
+      batchFromRows(schema, [
+        { l: [1, null], n: [["a"], [], null] },
+        { l: null, n: null },
+        { l: [-2], n: [[null, "bc"]] },
+      ]),
+    );
+    expect([...data]).toEqual(
+      block(3, [
+        ["l", "Array(Nullable(Int16))", [...le(2, 8), ...le(2, 8), ...le(3, 8), 0, 1, 0, 1, 0, 0, 0, 0xfe, 0xff]],
+        [
+          "n",
+          "Array(Array(Nullable(String)))",
+          // rows end after 3, 3 and 4 inner lists; those end after 1, 1, 1 and 3 strings
+          [
+            ...le(3, 8),
+            ...le(3, 8),
+            ...le(4, 8),
+            ...le(1, 8),
+            ...le(1, 8),
+            ...le(1, 8),
+            ...le(3, 8),
+            0,
+            1,
+            0,
+            1,
+            0x61,
+            0,
+            2,
+            0x62,
+            0x63,
+          ],
+        ],
+      ]),
+    );
+    expect(wireStructure(schema)).toBe("`l` Array(Nullable(Int16)), `n` Array(Array(Nullable(String)))");
+  });
+
+  it("converts values held outside their typed array (int16 as 16 bits, float32 as 32)", () => {
+    const schema: Column[] = [
+      { name: "s", type: { kind: "int16" }, nullable: false },
+      { name: "f", type: { kind: "float32" }, nullable: false },
+    ];
+    const data = encodeNative(batchFromRows(schema, [{ s: -2, f: 1.5 }]));
+    expect([...data]).toEqual(
+      block(1, [
+        ["s", "Nullable(Int16)", [0, 0xfe, 0xff]],
+        ["f", "Nullable(Float32)", [0, 0, 0, 0xc0, 0x3f]],
+      ]),
+    );
   });
 
   it("scales decimals exactly and refuses lost digits", () => {
@@ -93,10 +189,12 @@ describe("RowBinary", () => {
     expect(() => scaledDecimal("1e5", 5, 2, "d")).toThrow(/not a decimal/);
   });
 
-  it("writes Decimal128 as a 16-byte two's complement", () => {
-    const schema: Column[] = [{ name: "d", type: { kind: "decimal", precision: 30, scale: 0 }, nullable: false }];
-    const data = encodeRowBinary(batchFromRows(schema, [{ d: "-1" }]));
-    expect([...data]).toEqual([0, ...new Array(16).fill(0xff)]);
+  it("writes Decimal128 as a 16-byte two's complement, and a NULL one as zeros", () => {
+    const schema: Column[] = [{ name: "d", type: { kind: "decimal", precision: 30, scale: 0 }, nullable: true }];
+    const data = encodeNative(batchFromRows(schema, [{ d: "-1" }, { d: null }]));
+    expect([...data]).toEqual(
+      block(2, [["d", "Nullable(Decimal(30, 0))", [0, 1, ...new Array(16).fill(0xff), ...new Array(16).fill(0)]]]),
+    );
   });
 });
 
