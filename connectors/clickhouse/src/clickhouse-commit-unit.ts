@@ -86,6 +86,8 @@ export class ClickHouseCommitUnit implements CommitUnit {
     await this.guard(async () => {
       const table = await this.destination(batch);
       if (this.current && this.current.table === table) trackSpan(this.current.span, batch, this.options.cursor?.column);
+      // Rows without columns insert nothing (ClickHouse has no empty insert).
+      if (batch.schema.length === 0) return;
       const key = schemaKey(batch.schema);
       if (this.pending && (this.pending.key !== key || this.pending.table !== table)) await this.flush();
       this.pending ??= {

@@ -180,6 +180,31 @@ describe("Native blocks", () => {
     );
   });
 
+  it("writes a NULL row's value as zeros whatever its slot holds", () => {
+    const schema: Column[] = [{ name: "t", type: { kind: "timestamp" }, nullable: true }];
+    const data = encodeNative({
+      schema,
+      length: 2,
+      columns: [{ values: new BigInt64Array([1n << 62n, 5n]), nulls: new Uint8Array([1, 0]) }],
+    });
+    expect([...data]).toEqual(block(2, [["t", "Nullable(DateTime64(6, 'UTC'))", [1, 0, ...le(0, 8), ...le(5, 8)]]]));
+  });
+
+  it("reads a list's elements by index, whatever holds them (a typed array, a sparse array)", () => {
+    const schema: Column[] = [{ name: "l", type: { kind: "list", element: { kind: "int32" } }, nullable: true }];
+    const plain = encodeNative(batchFromRows(schema, [{ l: [1, 2] }, { l: [3, null, 5] }]));
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the case
+    const held = encodeNative({ schema, length: 2, columns: [{ values: [new Int32Array([1, 2]), [3, , 5]] }] });
+    expect(held.equals(plain)).toBe(true);
+  });
+
+  it("refuses an int16 value out of its range, naming the column", () => {
+    const schema: Column[] = [{ name: "s", type: { kind: "int16" }, nullable: true }];
+    expect(() => encodeNative({ schema, length: 1, columns: [{ values: new Int32Array([70000]) }] })).toThrow(
+      /column "s": value "70000" does not fit \(not a 16-bit integer\)/,
+    );
+  });
+
   it("scales decimals exactly and refuses lost digits", () => {
     expect(scaledDecimal("-12.3", 5, 2, "d")).toBe(-1230n);
     expect(scaledDecimal("12.300", 5, 2, "d")).toBe(1230n);

@@ -228,7 +228,11 @@ function valueWriter(type: LogicalType, column: string): ValueWriter {
     case "boolean":
       return (w, v) => w.u8(v === true || v === 1 ? 1 : 0);
     case "int16":
-      return (w, v) => w.i16(v as number);
+      return (w, v) => {
+        const n = v as number;
+        if (!(n >= -32768 && n <= 32767)) throw notFit(column, String(v), "not a 16-bit integer");
+        w.i16(n);
+      };
     case "int32":
       return (w, v) => w.i32(v as number);
     case "int64":
@@ -398,7 +402,14 @@ function writeColumn(w: Writer, column: Column, vector: ColumnVector, rows: numb
   const width = copyWidth(type);
   const typed = values as unknown as ArrayBufferView & { BYTES_PER_ELEMENT?: number };
   if (width !== undefined && ArrayBuffer.isView(typed) && typed.BYTES_PER_ELEMENT === width) {
+    const start = w.pos;
     w.copy(new Uint8Array(typed.buffer, typed.byteOffset, rows * width));
+    // A NULL row's slot holds anything (ColumnVector): zeros, which every target type converts.
+    if (nulls !== undefined) {
+      const { buf } = w;
+      for (let r = 0; r < rows; r++)
+        if (nulls[r] === 1) for (let k = start + r * width; k < start + (r + 1) * width; k++) buf[k] = 0;
+    }
     return;
   }
   writeValues(w, type, name, values, (r) => nulls?.[r] === 1, rows);
@@ -423,12 +434,13 @@ function writeValues(
 
 /** Array(T): each row's end offset, then every row's elements as one column (Nullable but for lists). */
 function writeArray(w: Writer, element: LogicalType, lists: readonly (readonly unknown[])[], name: string): void {
-  let end = 0;
+  // Elements by index up to each list's length, so the offsets and the elements agree whatever
+  // the list is held in (a typed array, a sparse array).
+  const items: unknown[] = [];
   for (const list of lists) {
-    end += list.length;
-    w.u64(end);
+    for (let k = 0; k < list.length; k++) items.push(list[k]);
+    w.u64(items.length);
   }
-  const items = lists.flat();
   if (element.kind === "list") {
     writeArray(
       w,

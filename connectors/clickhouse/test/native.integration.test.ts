@@ -6,7 +6,8 @@ import { batchFromRows, type Column } from "@sqlload/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringLiteral } from "../src/clickhouse-dialect.js";
 import { encodeNative, wireStructure } from "../src/clickhouse-native.js";
-import { type ClickHouseSession, openChdb } from "../src/clickhouse-session.js";
+import type { ClickHouseSession } from "../src/clickhouse-session.js";
+import { batch, col, type Engine, engines, freshDatabase, query, t } from "./harness.js";
 
 /**
  * The encoder's blocks against ClickHouse's own writer: ClickHouse reads each block through the
@@ -15,16 +16,19 @@ import { type ClickHouseSession, openChdb } from "../src/clickhouse-session.js";
  * kept every value.
  */
 describe("Native blocks, read and written again by ClickHouse (chdb)", () => {
+  // chdb: file() reads and writes local paths.
+  const engine = engines().find((e) => e.name === "chdb") as Engine;
   let dir: string;
   let session: ClickHouseSession;
   let files = 0;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sqlload-native-"));
-    session = await openChdb("engine", dir);
+    session = await engine.session();
   });
   afterAll(async () => {
     await session?.release();
+    engine.cleanup();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -77,5 +81,22 @@ describe("Native blocks, read and written again by ClickHouse (chdb)", () => {
       `SELECT count() AS n, sum(id) AS s, countIf(name IS NULL) AS nulls FROM file(${stringLiteral(input)}, 'Native', ${stringLiteral(wireStructure(columns))})`,
     );
     expect(row).toEqual({ n: "3000", s: String((2999 * 3000) / 2), nulls: String(3 * 143) });
+  });
+
+  it("a batch of rows without columns inserts nothing and leaves the unit whole", async () => {
+    const target = await engine.open();
+    try {
+      const ref = { schema: freshDatabase(), name: "events" };
+      const cols = [col("id", t("int64"), false)];
+      const ensured = await target.ensureTable(ref, cols, {});
+      const unit = await target.begin(ref, { strategy: "append", columns: ensured });
+      await unit.write({ schema: [], length: 3, columns: [] });
+      await unit.write(batch(cols, [{ id: 7n }]));
+      await unit.commit();
+      await target.publish(ref);
+      expect(await query(target, `SELECT id FROM \`${ref.schema}\`.events`)).toEqual([{ id: "7" }]);
+    } finally {
+      await target.close();
+    }
   });
 });
