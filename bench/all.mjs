@@ -27,6 +27,11 @@ export const BENCHMARKS = [
   },
   { file: "clickhouse-insert.mjs", quick: ["--quick"], reports: /^sqlload's insert is [\d.]+x ClickHouse's own file\(\) load/m },
   {
+    file: "pg-clickhouse-cli.mjs",
+    quick: ["--quick"],
+    reports: /^sqlload load \(Postgres → ClickHouse\): .* = [\d.]+x the bulk path/m,
+  },
+  {
     file: "typescript-source.mjs",
     quick: ["--quick"],
     reports: /^sqlload load \(TypeScript source → DuckDB\): .* [\d,]+ rows\/s/m,
