@@ -1,7 +1,7 @@
 // What the benchmarks share: arguments, the built packages and drivers, the `orders` table they
 // all load, running a measured child process, and how figures are printed.
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
@@ -251,4 +251,19 @@ export function serverCpu(postmaster) {
     if (t?.ppid === postmaster) ticks += t.own;
   }
   return ticks / TICKS;
+}
+
+/**
+ * `COPY table TO STDOUT (FORMAT csv)` into the file `csv`, as psql's `\copy` does: the export half of
+ * the benchmarks' sequential bulk paths. Resolves its wall and CPU seconds (this process's).
+ */
+export async function exportCsv(url, table, csv) {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await pipeline(client.query(copyTo(`COPY ${table} TO STDOUT (FORMAT csv)`)), createWriteStream(csv));
+  await client.end();
+  const used = process.cpuUsage(cpu);
+  return { s: (performance.now() - started) / 1000, cpuS: (used.user + used.system) / 1e6 };
 }

@@ -7,21 +7,19 @@
 //
 //   pnpm build && node bench/pg-clickhouse-cli.mjs [--rows 2000000] [--repeat 2] [--quick]
 
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pipeline } from "node:stream/promises";
 import {
   arg,
   best,
   buildOrders,
   cli,
-  copyTo,
   describeMachine,
+  exportCsv,
   hasFlag,
   importBuilt,
   peakRss,
-  pg,
   root,
   runs,
   seconds,
@@ -69,17 +67,6 @@ async function round(url, table, csv) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-async function exportCsv(url, table, csv) {
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await pipeline(client.query(copyTo(`COPY ${table} TO STDOUT (FORMAT csv)`)), createWriteStream(csv));
-  await client.end();
-  const used = process.cpuUsage(cpu);
-  return { s: (performance.now() - started) / 1000, cpuS: (used.user + used.system) / 1e6 };
 }
 
 const server = await startPostgres();

@@ -16,21 +16,19 @@
 // (duckdb-copy-from.mjs), so its peak RSS is printed beside sqlload's: DuckDB's own tool's memory
 // on the same rows.
 
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pipeline } from "node:stream/promises";
 import {
   arg,
   best,
   buildOrders,
   cli,
-  copyTo,
   describeMachine,
+  exportCsv,
   hasFlag,
   importBuilt,
   peakRss,
-  pg,
   root,
   runs,
   seconds,
@@ -70,18 +68,11 @@ async function bulkPath(url, table) {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-bulk-"));
   const csv = join(dir, "orders.csv");
   try {
-    const started = performance.now();
-    const cpu = process.cpuUsage();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await pipeline(client.query(copyTo(`COPY ${table} TO STDOUT (FORMAT csv)`)), createWriteStream(csv));
-    await client.end();
-    const used = process.cpuUsage(cpu);
-    const exported = (performance.now() - started) / 1000;
+    const exported = await exportCsv(url, table, csv);
     const copy = await peakRss(process.execPath, [join(root, "bench", "duckdb-copy-from.mjs"), csv, join(dir, "b.duckdb")], dir);
     // The child's own figures for the COPY, without the start of its Node process.
     const own = JSON.parse(copy.out.trim());
-    return { s: exported + own.s, cpuS: (used.user + used.system) / 1e6 + own.cpuS, rssMB: copy.rssMB };
+    return { s: exported.s + own.s, cpuS: exported.cpuS + own.cpuS, rssMB: copy.rssMB };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
