@@ -19,6 +19,8 @@ import { inferColumns } from "./declared-columns.js";
 
 /** Rows per batch handed to the engine, fewer once their values reach core's BATCH_BYTES. */
 const BATCH_ROWS = 10_000;
+/** What adding a row that does not fill a batch yields. */
+const NOTHING: readonly SourceItem[] = Object.freeze([]);
 /** Rows sampled to infer columns when a table declares none (fewer once they hold BATCH_BYTES). */
 const INFER_ROWS = 100;
 
@@ -80,10 +82,15 @@ export class TypeScriptReader implements SourceTableReader {
       }
       return items;
     };
-    const add = (row: Record<string, unknown>): SourceItem[] => {
+    const add = (row: Record<string, unknown>): readonly SourceItem[] => {
       if (!row || typeof row !== "object") this.fail(`yielded ${JSON.stringify(row)}, not a row object`);
       rowCount++;
-      if (!sample) return append(builder as RecordBatchBuilder, [row]);
+      if (!sample) {
+        // The common case, once per row: no array made unless the row fills a batch.
+        const target = builder as RecordBatchBuilder;
+        target.append(row);
+        return target.full ? afterBatch(target.flush()) : NOTHING;
+      }
       sample.push(row);
       sampleBytes += rowBytes(row);
       if (sample.length < INFER_ROWS && sampleBytes < BATCH_BYTES) return [];
@@ -127,7 +134,10 @@ export class TypeScriptReader implements SourceTableReader {
           continue;
         }
         if (Array.isArray(value)) {
-          for (const row of value) yield* add(row as Record<string, unknown>);
+          for (const row of value) {
+            const items = add(row as Record<string, unknown>);
+            if (items.length > 0) yield* items;
+          }
           continue;
         }
         yield* add(value as Record<string, unknown>);

@@ -1,8 +1,10 @@
 import { compareCodePoints } from "../cursor/compare.js";
-import { type CursorValue, parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
+import type { CursorValue } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import { BATCH_BYTES, valueBytes } from "./batch-bytes.js";
-import type { Column, LogicalType, Schema } from "./logical-types.js";
+import { ColumnStore } from "./column-store.js";
+import type { Column, Schema } from "./logical-types.js";
+import { storageOf } from "./storage-value.js";
 
 /**
  * One column of a batch. `values` holds one slot per row, in the storage of the column's type:
@@ -65,122 +67,11 @@ export interface RecordBatch {
   readonly columns: readonly ColumnVector[];
 }
 
-type Storage = "u8" | "i32" | "i64" | "f64" | "array";
-
-export function storageOf(type: LogicalType): Storage {
-  switch (type.kind) {
-    case "boolean":
-      return "u8";
-    case "int16":
-    case "int32":
-    case "date":
-      return "i32";
-    case "int64":
-    case "time":
-    case "timestamp":
-    case "timestamptz":
-      return "i64";
-    case "float32":
-    case "float64":
-      return "f64";
-    default:
-      return "array";
-  }
-}
-
-export function allocate(type: LogicalType, capacity: number): ColumnVector["values"] {
-  switch (storageOf(type)) {
-    case "u8":
-      return new Uint8Array(capacity);
-    case "i32":
-      return new Int32Array(capacity);
-    case "i64":
-      return new BigInt64Array(capacity);
-    case "f64":
-      return new Float64Array(capacity);
-    case "array":
-      return new Array(capacity);
-  }
-}
-
-const MS_PER_DAY = 86_400_000;
-
-/**
- * Converts a JS value a table function or a driver gave into the column's storage value.
- * Returns `undefined` when it does not fit (the caller names row, column and value).
- */
-export function toStorageValue(type: LogicalType, value: unknown): unknown {
-  switch (type.kind) {
-    case "boolean":
-      return typeof value === "boolean" ? (value ? 1 : 0) : undefined;
-    case "int16":
-    case "int32": {
-      const n = typeof value === "bigint" ? Number(value) : typeof value === "string" ? Number(value) : value;
-      const limit = type.kind === "int16" ? 32_768 : 2_147_483_648;
-      return typeof n === "number" && Number.isInteger(n) && n >= -limit && n < limit ? n : undefined;
-    }
-    case "int64": {
-      if (typeof value === "bigint") return value >= -(2n ** 63n) && value < 2n ** 63n ? value : undefined;
-      if (typeof value === "number") return Number.isSafeInteger(value) ? BigInt(value) : undefined;
-      if (typeof value === "string" && /^-?\d+$/.test(value)) return toStorageValue(type, BigInt(value));
-      return undefined;
-    }
-    case "float32":
-    case "float64": {
-      if (typeof value === "number") return value;
-      if (typeof value === "bigint") return Number(value);
-      if (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
-      return undefined;
-    }
-    case "decimal": {
-      const text = typeof value === "number" || typeof value === "bigint" ? String(value) : value;
-      return typeof text === "string" && /^-?\d+(\.\d+)?$/.test(text.trim()) ? text.trim() : undefined;
-    }
-    case "text":
-    case "uuid":
-      return typeof value === "string" ? value : undefined;
-    case "json":
-      return typeof value === "string" ? value : value === undefined ? undefined : JSON.stringify(value);
-    case "bytes":
-      return value instanceof Uint8Array ? value : undefined;
-    case "date": {
-      if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : Math.floor(value.getTime() / MS_PER_DAY);
-      return typeof value === "string" ? parseDateDays(value) : undefined;
-    }
-    case "time": {
-      if (typeof value === "bigint") return value;
-      if (typeof value !== "string") return undefined;
-      const m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/.exec(value);
-      if (!m) return undefined;
-      const seconds = BigInt(Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0));
-      return seconds * 1_000_000n + BigInt((m[4] ?? "").padEnd(6, "0"));
-    }
-    case "timestamp":
-    case "timestamptz": {
-      if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : BigInt(value.getTime()) * 1000n;
-      if (typeof value === "bigint") return value;
-      return typeof value === "string" ? parseTimestampMicros(value) : undefined;
-    }
-    case "list": {
-      if (!Array.isArray(value)) return undefined;
-      const out: unknown[] = [];
-      for (const item of value) {
-        if (item === null || item === undefined) {
-          out.push(null);
-          continue;
-        }
-        const v = toStorageValue(type.element, item);
-        if (v === undefined) return undefined;
-        out.push(v);
-      }
-      return out;
-    }
-  }
-}
+export { allocate, storageOf, toStorageValue } from "./storage-value.js";
 
 /** Accumulates rows into a batch, converting and checking each value against its column. */
 export class RecordBatchBuilder {
-  private values: ColumnVector["values"][];
+  private readonly stores: readonly ColumnStore[];
   private nulls: (Uint8Array | undefined)[];
   private size = 0;
   private heldBytes = 0;
@@ -199,7 +90,7 @@ export class RecordBatchBuilder {
     private readonly maxBytes = BATCH_BYTES,
   ) {
     this.capacity = capacity;
-    this.values = schema.map((c) => allocate(c.type, capacity));
+    this.stores = schema.map((c) => new ColumnStore(c.type, capacity));
     this.nulls = schema.map(() => undefined);
     this.measured = schema.map((c) => storageOf(c.type) === "array");
   }
@@ -239,10 +130,9 @@ export class RecordBatchBuilder {
         nulls[i] = 1;
         continue;
       }
-      const value = toStorageValue(column.type, raw);
-      if (value === undefined) this.fail(i, column, raw, `expected ${column.type.kind}`);
-      (this.values[c] as unknown[])[i] = value;
-      if (this.measured[c]) this.heldBytes += valueBytes(value);
+      const store = this.stores[c] as ColumnStore;
+      if (!store.set(i, raw)) this.fail(i, column, raw, `expected ${column.type.kind}`);
+      if (this.measured[c]) this.heldBytes += valueBytes((store.values as unknown[])[i]);
     }
     this.size++;
   }
@@ -261,15 +151,17 @@ export class RecordBatchBuilder {
     const batch: RecordBatch = {
       schema: this.schema,
       length,
-      columns: this.values.map((values, c) => ({
-        values: length === this.capacity ? values : sliceValues(values, 0, length),
-        nulls: this.nulls[c]?.subarray(0, length),
-      })),
+      columns: this.stores.map((store, c) => {
+        const values = store.take();
+        return {
+          values: length === this.capacity ? values : sliceValues(values, 0, length),
+          nulls: this.nulls[c]?.subarray(0, length),
+        };
+      }),
     };
     this.rowOffset += length;
     this.size = 0;
     this.heldBytes = 0;
-    this.values = this.schema.map((col) => allocate(col.type, this.capacity));
     this.nulls = this.schema.map(() => undefined);
     return batch;
   }

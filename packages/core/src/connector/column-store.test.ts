@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { ColumnStore } from "./column-store.js";
+import type { LogicalType } from "./logical-types.js";
+import { toStorageValue } from "./storage-value.js";
+
+/** What the store holds at row `i` (a typed array's element, or the array's). */
+const stored = (store: ColumnStore, i: number) => (store.values as ArrayLike<unknown>)[i];
+
+/**
+ * Every value is stored as toStorageValue converts it, or refused where it refuses it: the fast
+ * paths (numbers into 64-bit columns as two words, Dates into timestamps) must not change either.
+ */
+function agreesWithConversion(type: LogicalType, values: readonly unknown[]) {
+  const store = new ColumnStore(type, values.length);
+  values.forEach((value, i) => {
+    const expected = toStorageValue(type, value);
+    const ok = store.set(i, value);
+    expect({ value, ok }).toEqual({ value, ok: expected !== undefined });
+    if (expected !== undefined)
+      expect({ value, stored: stored(store, i) }).toEqual({
+        value,
+        stored: expected === true ? 1 : expected === false ? 0 : expected,
+      });
+  });
+}
+
+describe("ColumnStore", () => {
+  it("stores numbers into int64 as toStorageValue does, at every boundary of the two words", () => {
+    const edges = [0, -0, 1, -1, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, 2 ** 32 - 1, 2 ** 32, -(2 ** 32), 2 ** 32 + 1, -(2 ** 32) - 1];
+    const values = [
+      ...edges,
+      Number.MAX_SAFE_INTEGER,
+      Number.MIN_SAFE_INTEGER,
+      2 ** 53,
+      1.5,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+    ];
+    for (let k = 0; k < 200; k++) values.push(Math.floor((Math.random() - 0.5) * 2 * Number.MAX_SAFE_INTEGER));
+    agreesWithConversion({ kind: "int64" }, [
+      ...values,
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+      2n ** 63n,
+      -(2n ** 63n) - 1n,
+      "42",
+      "x",
+      true,
+    ]);
+  });
+
+  it("stores Dates into timestamps as toStorageValue does, near and past where microseconds stop being exact doubles", () => {
+    const safe = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
+    const ms = [0, -1, 1, 1_790_000_000_123, -62_135_596_800_000, safe, -safe, safe + 1, -safe - 1, 8.64e15, -8.64e15];
+    for (let k = 0; k < 200; k++) ms.push(Math.floor((Math.random() - 0.5) * 2 * 8.64e15));
+    for (const kind of ["timestamp", "timestamptz"] as const) {
+      agreesWithConversion({ kind }, [...ms.map((m) => new Date(m)), new Date(Number.NaN), "2026-10-12T16:00:00.123456Z", 5n]);
+    }
+  });
+
+  it("stores the other kinds' own values as they are, and converts or refuses the rest as toStorageValue does", () => {
+    agreesWithConversion({ kind: "int32" }, [0, -(2 ** 31), 2 ** 31 - 1, 2 ** 31, 1.5, 7n, "12", null]);
+    agreesWithConversion({ kind: "int16" }, [-32768, 32767, 32768, -32769, "5"]);
+    agreesWithConversion({ kind: "float64" }, [0.1, -0, Number.NaN, Number.NEGATIVE_INFINITY, 3n, "2.5", "x"]);
+    agreesWithConversion({ kind: "boolean" }, [true, false, 1, "true"]);
+    agreesWithConversion({ kind: "text" }, ["", "é", 5, null]);
+    agreesWithConversion({ kind: "uuid" }, ["123e4567-e89b-12d3-a456-426614174000", 5]);
+    agreesWithConversion({ kind: "decimal", precision: 12, scale: 2 }, ["1.50", 2, " 3 ", "x"]);
+  });
+
+  it("starts each batch in fresh storage", () => {
+    const store = new ColumnStore({ kind: "int64" }, 2);
+    store.set(0, 2 ** 40);
+    const first = store.take() as BigInt64Array;
+    store.set(0, -5);
+    expect(first[0]).toBe(2n ** 40n);
+    expect((store.values as BigInt64Array)[0]).toBe(-5n);
+  });
+});

@@ -1,0 +1,116 @@
+import { parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
+import type { LogicalType } from "./logical-types.js";
+import type { ColumnVector } from "./record-batch.js";
+
+type Storage = "u8" | "i32" | "i64" | "f64" | "array";
+
+export function storageOf(type: LogicalType): Storage {
+  switch (type.kind) {
+    case "boolean":
+      return "u8";
+    case "int16":
+    case "int32":
+    case "date":
+      return "i32";
+    case "int64":
+    case "time":
+    case "timestamp":
+    case "timestamptz":
+      return "i64";
+    case "float32":
+    case "float64":
+      return "f64";
+    default:
+      return "array";
+  }
+}
+
+export function allocate(type: LogicalType, capacity: number): ColumnVector["values"] {
+  switch (storageOf(type)) {
+    case "u8":
+      return new Uint8Array(capacity);
+    case "i32":
+      return new Int32Array(capacity);
+    case "i64":
+      return new BigInt64Array(capacity);
+    case "f64":
+      return new Float64Array(capacity);
+    case "array":
+      return new Array(capacity);
+  }
+}
+
+const MS_PER_DAY = 86_400_000;
+
+/**
+ * Converts a JS value a table function or a driver gave into the column's storage value.
+ * Returns `undefined` when it does not fit (the caller names row, column and value).
+ */
+export function toStorageValue(type: LogicalType, value: unknown): unknown {
+  switch (type.kind) {
+    case "boolean":
+      return typeof value === "boolean" ? (value ? 1 : 0) : undefined;
+    case "int16":
+    case "int32": {
+      const n = typeof value === "bigint" ? Number(value) : typeof value === "string" ? Number(value) : value;
+      const limit = type.kind === "int16" ? 32_768 : 2_147_483_648;
+      return typeof n === "number" && Number.isInteger(n) && n >= -limit && n < limit ? n : undefined;
+    }
+    case "int64": {
+      if (typeof value === "bigint") return value >= -(2n ** 63n) && value < 2n ** 63n ? value : undefined;
+      if (typeof value === "number") return Number.isSafeInteger(value) ? BigInt(value) : undefined;
+      if (typeof value === "string" && /^-?\d+$/.test(value)) return toStorageValue(type, BigInt(value));
+      return undefined;
+    }
+    case "float32":
+    case "float64": {
+      if (typeof value === "number") return value;
+      if (typeof value === "bigint") return Number(value);
+      if (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
+      return undefined;
+    }
+    case "decimal": {
+      const text = typeof value === "number" || typeof value === "bigint" ? String(value) : value;
+      return typeof text === "string" && /^-?\d+(\.\d+)?$/.test(text.trim()) ? text.trim() : undefined;
+    }
+    case "text":
+    case "uuid":
+      return typeof value === "string" ? value : undefined;
+    case "json":
+      return typeof value === "string" ? value : value === undefined ? undefined : JSON.stringify(value);
+    case "bytes":
+      return value instanceof Uint8Array ? value : undefined;
+    case "date": {
+      if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : Math.floor(value.getTime() / MS_PER_DAY);
+      return typeof value === "string" ? parseDateDays(value) : undefined;
+    }
+    case "time": {
+      if (typeof value === "bigint") return value;
+      if (typeof value !== "string") return undefined;
+      const m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/.exec(value);
+      if (!m) return undefined;
+      const seconds = BigInt(Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0));
+      return seconds * 1_000_000n + BigInt((m[4] ?? "").padEnd(6, "0"));
+    }
+    case "timestamp":
+    case "timestamptz": {
+      if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : BigInt(value.getTime()) * 1000n;
+      if (typeof value === "bigint") return value;
+      return typeof value === "string" ? parseTimestampMicros(value) : undefined;
+    }
+    case "list": {
+      if (!Array.isArray(value)) return undefined;
+      const out: unknown[] = [];
+      for (const item of value) {
+        if (item === null || item === undefined) {
+          out.push(null);
+          continue;
+        }
+        const v = toStorageValue(type.element, item);
+        if (v === undefined) return undefined;
+        out.push(v);
+      }
+      return out;
+    }
+  }
+}
