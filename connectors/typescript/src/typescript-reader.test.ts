@@ -103,3 +103,18 @@ describe("TypeScriptReader batches", () => {
     expect(atFirstBatch).toBe(BATCH_BYTES / (1024 * 1024));
   });
 });
+
+describe("TypeScriptReader errors", () => {
+  it("names the table of a row that does not fit, also when it is found in the last, sampled rows", async () => {
+    // No declared columns and fewer rows than the sample: the rows are only put in a batch at the end.
+    const table = source("shop").table({ name: "events" }, function* () {
+      yield { id: 1, at: new Date(0) };
+      yield { id: 2, at: new Date(Number.NaN) };
+    });
+    const reader = new TypeScriptReader(table as TableDefinition<unknown>, undefined, "shop__events");
+    await expect(batches(reader)).rejects.toMatchObject({
+      code: "SL300",
+      message: expect.stringMatching(/^table shop__events: row 2, column "at": value Invalid Date does not fit/),
+    });
+  });
+});

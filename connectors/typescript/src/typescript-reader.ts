@@ -142,6 +142,8 @@ export class TypeScriptReader implements SourceTableReader {
         }
         yield* add(value as Record<string, unknown>);
       }
+      // Inside the try: the rows held back to infer the columns meet their columns here.
+      yield* flush();
     } catch (cause) {
       if (isSqlloadError(cause)) {
         if (cause.code === "SL300")
@@ -150,7 +152,6 @@ export class TypeScriptReader implements SourceTableReader {
       }
       this.fail(`failed after ${formatCount(rowCount)} rows: ${(cause as Error).message}`, cause);
     }
-    yield* flush();
     // A value left in ctx.state at the end becomes the final position.
     if (logged) yield { kind: "checkpoint", state: this.json(state.current) };
   }

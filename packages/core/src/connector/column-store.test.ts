@@ -58,6 +58,16 @@ describe("ColumnStore", () => {
     }
   });
 
+  it("leaves a Date whose time is not whole milliseconds (a subclass's) to the general conversion", () => {
+    class Fractional extends Date {
+      override getTime() {
+        return 1.5;
+      }
+    }
+    const store = new ColumnStore({ kind: "timestamp" }, 1);
+    expect(() => store.set(0, new Fractional())).toThrow(RangeError);
+  });
+
   it("stores the other kinds' own values as they are, and converts or refuses the rest as toStorageValue does", () => {
     agreesWithConversion({ kind: "int32" }, [0, -(2 ** 31), 2 ** 31 - 1, 2 ** 31, 1.5, 7n, "12", null]);
     agreesWithConversion({ kind: "int16" }, [-32768, 32767, 32768, -32769, "5"]);

@@ -87,7 +87,8 @@ function storeFor(type: LogicalType): (this: ColumnStore, i: number, raw: unknow
       return function (i, raw) {
         if (raw instanceof Date) {
           const ms = raw.getTime();
-          if (ms >= -SAFE_MS && ms <= SAFE_MS) {
+          // A Date's time is a whole number of milliseconds (or NaN); a subclass's may not be.
+          if (Number.isInteger(ms) && ms >= -SAFE_MS && ms <= SAFE_MS) {
             this.setSafeInteger(i, ms * 1000);
             return true;
           }

@@ -138,3 +138,17 @@ describe("RecordBatchBuilder bytes", () => {
     expect(rows).toBe(BATCH_BYTES / (64 * 1024));
   });
 });
+
+describe("RecordBatchBuilder errors", () => {
+  it("names the row, column and an invalid Date as SL300", () => {
+    const schema: Column[] = [{ name: "at", type: { kind: "timestamptz" }, nullable: true }];
+    const builder = new RecordBatchBuilder(schema, 4, 10);
+    builder.append({ at: new Date(0) });
+    expect(() => builder.append({ at: new Date(Number.NaN) })).toThrow(
+      expect.objectContaining({
+        code: "SL300",
+        message: expect.stringContaining('row 12, column "at": value Invalid Date does not fit'),
+      }),
+    );
+  });
+});

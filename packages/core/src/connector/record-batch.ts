@@ -138,7 +138,14 @@ export class RecordBatchBuilder {
   }
 
   private fail(index: number, column: Column, value: unknown, why: string): never {
-    const shown = typeof value === "bigint" ? `${value}n` : value instanceof Date ? value.toISOString() : JSON.stringify(value);
+    const shown =
+      typeof value === "bigint"
+        ? `${value}n`
+        : value instanceof Date
+          ? Number.isNaN(value.getTime())
+            ? "Invalid Date"
+            : value.toISOString()
+          : JSON.stringify(value);
     throw new SqlloadError(
       "SL300",
       `row ${this.rowOffset + index + 1}, column "${column.name}": value ${shown ?? String(value)} does not fit (${why})`,
