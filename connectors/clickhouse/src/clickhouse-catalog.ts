@@ -20,25 +20,38 @@ export interface CatalogTable {
   readonly columns: readonly CatalogColumn[];
 }
 
-/** A table and its columns, or null when it does not exist (nor its database). */
+/**
+ * A table and its columns, or null when it does not exist (nor its database), in one statement: a
+ * load describes its table several times, and each statement costs a few milliseconds even on chdb.
+ * The columns come as two arrays in `position` order (element 1 of the sorted tuples is the position).
+ */
 export async function describeTable(session: ClickHouseSession, database: string, name: string): Promise<CatalogTable | null> {
-  const tables = await session.query<{ name: string; uuid: string; engine: string; sorting_key: string; comment: string }>(
-    "SELECT name, toString(uuid) AS uuid, engine, sorting_key, comment FROM system.tables WHERE database = {db:String} AND name = {name:String}",
+  const columnsOf = (part: 2 | 3) =>
+    `(SELECT arrayMap(c -> c.${part}, arraySort(c -> c.1, groupArray((position, name, type)))) FROM system.columns WHERE database = {db:String} AND table = {name:String})`;
+  const tables = await session.query<{
+    name: string;
+    uuid: string;
+    engine: string;
+    sorting_key: string;
+    comment: string;
+    column_names: string[];
+    column_types: string[];
+  }>(
+    `SELECT name, toString(uuid) AS uuid, engine, sorting_key, comment, ${columnsOf(2)} AS column_names, ${columnsOf(3)} AS column_types FROM system.tables WHERE database = {db:String} AND name = {name:String}`,
     { db: database, name },
   );
   const table = tables[0];
   if (!table) return null;
-  const columns = await session.query<{ name: string; type: string }>(
-    "SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {name:String} ORDER BY position",
-    { db: database, name },
-  );
   return {
     name: table.name,
     uuid: table.uuid,
     engine: table.engine,
     sortingKey: table.sorting_key,
     comment: table.comment,
-    columns: columns.map((c) => ({ name: c.name, type: c.type, nullable: /^(LowCardinality\()?Nullable\(/.test(c.type) })),
+    columns: table.column_names.map((column, i) => {
+      const type = table.column_types[i] as string;
+      return { name: column, type, nullable: /^(LowCardinality\()?Nullable\(/.test(type) };
+    }),
   };
 }
 
