@@ -345,9 +345,14 @@ export class NativeBlocks {
     }
   }
 
-  /** The blocks encoded, as a view of the buffer (append no more after). */
+  /** The blocks encoded, as a view of the buffer (append no more until `reset`). */
   take(): Buffer {
     return this.w.take();
+  }
+
+  /** Empties it for the next insert's blocks, in the same buffer: its pages are already the process's. */
+  reset(): void {
+    this.w.pos = 0;
   }
 }
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringLiteral } from "../src/clickhouse-dialect.js";
 import { encodeNative, wireStructure } from "../src/clickhouse-native.js";
 import type { ClickHouseSession } from "../src/clickhouse-session.js";
+import { ClickHouseTarget } from "../src/clickhouse-target.js";
 import { batch, col, type Engine, engines, freshDatabase, query, t } from "./harness.js";
 
 /**
@@ -95,6 +96,49 @@ describe("Native blocks, read and written again by ClickHouse (chdb)", () => {
       await unit.commit();
       await target.publish(ref);
       expect(await query(target, `SELECT id FROM \`${ref.schema}\`.events`)).toEqual([{ id: "7" }]);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("many inserts through two buffers taken in turn land every row as written", async () => {
+    const target = new ClickHouseTarget(await engine.session(), { flushBytes: 2000 });
+    try {
+      const ref = { schema: freshDatabase(), name: "events" };
+      const cols = [col("id", t("int64"), false), col("body", t("text"))];
+      const ensured = await target.ensureTable(ref, cols, {});
+      const unit = await target.begin(ref, { strategy: "append", columns: ensured });
+      const expected: string[] = [];
+      let id = 0;
+      for (let b = 0; b < 40; b++) {
+        // Batches of 1 to 300 rows and bodies of 1 to 200 characters: inserts of every size, each
+        // written over what a larger one left in the buffer before it.
+        const rows = Array.from({ length: 1 + ((b * 37) % 300) }, () => {
+          id++;
+          const body = b % 5 === 0 && id % 3 === 0 ? null : `${b}:${"x".repeat(1 + ((id * 13) % 200))}`;
+          expected.push(`${id}:${body}`);
+          return { id: BigInt(id), body };
+        });
+        // Half the batches lack the body column: a shape of their own, so a flush between shapes.
+        await unit.write(
+          b % 2 === 0
+            ? batch(cols, rows)
+            : batch(
+                [cols[0] as Column],
+                rows.map((r) => ({ id: r.id })),
+              ),
+        );
+        if (b % 2 === 1)
+          for (let k = expected.length - rows.length; k < expected.length; k++)
+            expected[k] = `${(expected[k] as string).split(":")[0]}:null`;
+      }
+      await unit.commit();
+      await target.publish(ref);
+      const landed = await query<{ id: string; body: string | null }>(
+        target,
+        `SELECT id, body FROM \`${ref.schema}\`.events ORDER BY id`,
+      );
+      expect(landed.map((r) => `${r.id}:${r.body}`)).toEqual(expected);
     } finally {
       await target.close();
     }
