@@ -34,7 +34,8 @@ interface Pending {
 
 /**
  * One commit unit on ClickHouse. Its rows go to a staging table of its own (for `replace`, to the
- * new table), in inserts of about `flushBytes` of Native blocks (clickhouse-native.ts); a range it deletes is only recorded.
+ * new table), in inserts of about `flushBytes` of Native blocks (clickhouse-native.ts); a range it
+ * deletes is only recorded.
  * `commit` hands both to the table's `TableStage`, where they wait for `publish`; `abort` drops
  * what the unit made, so nothing of it remains.
  */
@@ -201,6 +202,8 @@ export class ClickHouseCommitUnit implements CommitUnit {
       insert.catch(() => undefined);
       this.inFlight = insert;
       this.sent = pending.blocks;
+      // One turn of the event loop, so the insert's statement is under way before the caller
+      // encodes the next one: a caller whose batches are already in memory would not yield else.
       await new Promise((started) => setImmediate(started));
     } else if (pending) this.spare ??= pending.blocks;
     if (wait) {
