@@ -4,6 +4,7 @@ import type { ColumnVector } from "./record-batch.js";
 
 type Storage = "u8" | "i32" | "i64" | "f64" | "array";
 
+/** The storage a column of `type` holds its values in (the table on ColumnVector). */
 export function storageOf(type: LogicalType): Storage {
   switch (type.kind) {
     case "boolean":
@@ -25,6 +26,7 @@ export function storageOf(type: LogicalType): Storage {
   }
 }
 
+/** Fresh storage for `capacity` values of `type`. */
 export function allocate(type: LogicalType, capacity: number): ColumnVector["values"] {
   switch (storageOf(type)) {
     case "u8":
