@@ -6,6 +6,7 @@ import {
   columnCursorSpan,
   compareCursor,
   cursorKindOf,
+  formatLogicalType,
   formatTargetTable,
   type RecordBatch,
   type RunLogRow,
@@ -14,7 +15,7 @@ import {
 } from "@sqlload/core";
 import { describeTable } from "./clickhouse-catalog.js";
 import { layoutFor } from "./clickhouse-layout.js";
-import { NativeBlocks, schemaKey, wireStructure } from "./clickhouse-native.js";
+import { NativeBlocks, wireStructure } from "./clickhouse-native.js";
 import { type CursorSpan, emptySpan } from "./clickhouse-range.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
 import type { TableStage, UnitOp } from "./clickhouse-stage.js";
@@ -51,8 +52,9 @@ export class ClickHouseCommitUnit implements CommitUnit {
   private inFlight: Promise<void> | undefined;
   /**
    * The blocks of the insert in flight, and a buffer free for the next insert's: two buffers taken
-   * in turn, so each insert's 32 MB is written into memory the process already has rather than
-   * fresh pages the kernel must hand over and zero.
+   * in turn, so each insert's 32 MB is encoded into memory the process already has rather than
+   * fresh pages the kernel must hand over and zero. A buffer is free again only once its insert
+   * has ended: over HTTP the request streams from it until then.
    */
   private sent: NativeBlocks | undefined;
   private spare: NativeBlocks | undefined;
@@ -195,9 +197,13 @@ export class ClickHouseCommitUnit implements CommitUnit {
     this.spare ??= this.sent;
     this.sent = undefined;
     if (pending && pending.blocks.bytes > 0) {
-      const insert = this.session.insertNative(this.ref.schema, pending.table, pending.columns, pending.structure, [
+      const insert = this.session.insertNative(
+        this.ref.schema,
+        pending.table,
+        pending.columns,
+        pending.structure,
         pending.blocks.take(),
-      ]);
+      );
       // Awaited by the next flush; a failure surfaces there (or now, when waiting).
       insert.catch(() => undefined);
       this.inFlight = insert;
@@ -251,4 +257,9 @@ function trackSpan(span: CursorSpan, batch: RecordBatch, column: string | undefi
   if (nulls) span.nulls = true;
   if (min && (!span.min || compareCursor(min, span.min) < 0)) span.min = min;
   if (max && (!span.max || compareCursor(span.max, max) < 0)) span.max = max;
+}
+
+/** A short description of a batch's schema, to tell buffered batches of different shapes apart. */
+export function schemaKey(schema: readonly Column[]): string {
+  return schema.map((c) => `${c.name}\u0000${formatLogicalType(c.type)}`).join("\u0001");
 }

@@ -2,7 +2,6 @@ import { endianness } from "node:os";
 import {
   type Column,
   type ColumnVector,
-  formatLogicalType,
   formatScaled,
   type LogicalType,
   type RecordBatch,
@@ -523,9 +522,4 @@ function writeScaled(w: Writer, type: { precision: number; scale: number }, colu
     pos += bytes;
   }
   w.pos = pos;
-}
-
-/** A short description of a batch's schema, to tell buffered batches of different shapes apart. */
-export function schemaKey(schema: readonly Column[]): string {
-  return schema.map((c) => `${c.name}\u0000${formatLogicalType(c.type)}`).join("\u0001");
 }

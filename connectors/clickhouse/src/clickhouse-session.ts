@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writevSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -36,14 +36,11 @@ export interface ClickHouseSession {
   readonly where: string;
   query<T>(sql: string, params?: Params): Promise<T[]>;
   command(sql: string, params?: Params): Promise<void>;
-  /** `INSERT INTO database.table (columns) SELECT * FROM <Native blocks of structure>`, the blocks one after another. */
-  insertNative(
-    database: string,
-    table: string,
-    columns: readonly string[],
-    structure: string,
-    blocks: readonly Buffer[],
-  ): Promise<void>;
+  /**
+   * `INSERT INTO database.table (columns) SELECT * FROM <Native blocks of structure>`. `blocks` must
+   * stay as it is until the promise settles (over HTTP the request streams from it).
+   */
+  insertNative(database: string, table: string, columns: readonly string[], structure: string, blocks: Buffer): Promise<void>;
   /** Inserts a few rows as JSONEachRow (one block, so all or none land). */
   insertJSON(database: string, table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
   release(): Promise<void>;
@@ -91,7 +88,7 @@ abstract class BaseSession implements ClickHouseSession {
     table: string,
     columns: readonly string[],
     structure: string,
-    blocks: readonly Buffer[],
+    blocks: Buffer,
   ): Promise<void>;
   abstract release(): Promise<void>;
 }
@@ -106,17 +103,11 @@ class ServerSession extends BaseSession {
     super(client);
   }
 
-  insertNative(
-    database: string,
-    table: string,
-    columns: readonly string[],
-    structure: string,
-    blocks: readonly Buffer[],
-  ): Promise<void> {
+  insertNative(database: string, table: string, columns: readonly string[], structure: string, blocks: Buffer): Promise<void> {
     return this.run(async () => {
       const result = await this.client.exec({
         query: `INSERT INTO ${qualifiedName(database, table)} (${columns.map(quoteIdent).join(", ")}) SELECT * FROM input(${stringLiteral(structure)}) FORMAT Native`,
-        values: Readable.from(blocks),
+        values: Readable.from([blocks]),
       });
       // The response body is empty, but the socket is only reused once it has been read.
       for await (const _ of result.stream) {
@@ -166,7 +157,7 @@ class ChdbSession extends BaseSession {
     table: string,
     columns: readonly string[],
     structure: string,
-    blocks: readonly Buffer[],
+    blocks: Buffer,
   ): Promise<void> {
     const file = join(this.shared.spool, `${randomBytes(6).toString("hex")}.native`);
     writeBlocks(file, blocks);
@@ -191,22 +182,15 @@ class ChdbSession extends BaseSession {
 }
 
 /**
- * Writes the blocks to a new file, not joined first, in as few calls as the system allows (a 32 MB
- * insert is about a hundred blocks). Synchronously: a write to the page cache takes milliseconds,
+ * Writes the blocks to a new file. Synchronously: a write to the page cache takes milliseconds,
  * while an asynchronous one waits for the event loop, which the caller keeps busy encoding the next
  * insert, so chdb would sit idle until it is done.
  */
-function writeBlocks(file: string, blocks: readonly Buffer[]): void {
+function writeBlocks(file: string, blocks: Buffer): void {
   const fd = openSync(file, "wx");
   try {
-    // At most IOV_MAX (1024 on Linux and macOS) buffers a call.
-    for (let i = 0; i < blocks.length; i += 1024) {
-      const group = blocks.slice(i, i + 1024);
-      const total = group.reduce((sum, block) => sum + block.length, 0);
-      const written = writevSync(fd, group);
-      // A short write (rare on a local file) continues from where it stopped.
-      if (written < total) writeFileSync(fd, Buffer.concat(group).subarray(written));
-    }
+    // A short write (rare on a local file) continues from where it stopped.
+    for (let at = 0; at < blocks.length; ) at += writeSync(fd, blocks, at, blocks.length - at);
   } finally {
     closeSync(fd);
   }
