@@ -140,7 +140,8 @@ export class TypeScriptReader implements SourceTableReader {
           }
           continue;
         }
-        yield* add(value as Record<string, unknown>);
+        const items = add(value as Record<string, unknown>);
+        if (items.length > 0) yield* items;
       }
       // Inside the try: the rows held back to infer the columns meet their columns here.
       yield* flush();

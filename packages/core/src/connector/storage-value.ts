@@ -96,7 +96,11 @@ export function toStorageValue(type: LogicalType, value: unknown): unknown {
     }
     case "timestamp":
     case "timestamptz": {
-      if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : BigInt(value.getTime()) * 1000n;
+      if (value instanceof Date) {
+        // Whole milliseconds, or NaN for an invalid Date; a subclass's getTime() may return anything.
+        const ms = value.getTime();
+        return Number.isSafeInteger(ms) ? BigInt(ms) * 1000n : undefined;
+      }
       if (typeof value === "bigint") return value;
       return typeof value === "string" ? parseTimestampMicros(value) : undefined;
     }
