@@ -3,7 +3,8 @@
 // sequential bulk path, run as a child process of its own so its CPU time and peak RSS are chdb's
 // alone (see report-usage.cjs). It opens the chdb folder a sqlload load just wrote, makes a table
 // exactly like the one sqlload made (`CREATE TABLE … AS`: same columns, engine and sorting key) and
-// inserts the file into it with `INSERT … SELECT FROM file()`. Prints (JSON) the seconds and CPU
+// inserts the file into it with `INSERT … SELECT FROM file()`, with the merges of sqlload's table
+// stopped so they do not run at its cost. Prints (JSON) the seconds and CPU
 // seconds from opening the folder to the end of the insert, and the rows the table holds, so a
 // caller's figures leave out the start of Node and the loading of chdb's library.
 //
@@ -24,6 +25,8 @@ const describe = JSON.parse(
     "JSONEachRow",
   ),
 );
+// sqlload's parts would otherwise be merged in the background while this insert runs, at its cost.
+session.query(`SYSTEM STOP MERGES ${like}`, "CSV");
 session.query(`CREATE TABLE ${like}_bulk AS ${like}`, "CSV");
 session.query(
   `INSERT INTO ${like}_bulk SELECT * FROM file(${text(csv)}, 'CSV', ${text(describe.columns.join(", "))}) SETTINGS date_time_input_format = 'best_effort'`,

@@ -4,6 +4,9 @@
 // measured in the same run: `COPY … TO STDOUT (FORMAT csv)` into a file, then ClickHouse's own
 // `INSERT … SELECT FROM file()` into a table made like sqlload's (chdb-insert-file.mjs, a process of
 // its own). Reports the CLI's wall time, CPU and peak RSS at the full size and at a fifth of it.
+// sqlload's figures are the whole CLI process's (Node's start, loading chdb, the load); the bulk
+// path's are the export's (this process) and the insert's from opening the folder, without Node's
+// start or loading chdb's library. Neither counts the Postgres server's CPU, the same COPY for both.
 //
 //   pnpm build && node bench/pg-clickhouse-cli.mjs [--rows 2000000] [--repeat 2] [--quick]
 
