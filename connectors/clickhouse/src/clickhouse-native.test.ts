@@ -115,6 +115,19 @@ describe("Native blocks", () => {
     expect(encodeNative(scaledOnly).equals(encodeNative(strings))).toBe(true);
   });
 
+  it("refuses a decimal given as text wider than its column, naming the value, on either path", () => {
+    const narrow: Column[] = [{ name: "d", type: { kind: "decimal", precision: 4, scale: 1 }, nullable: true }];
+    expect(() => encodeNative(batchFromRows(narrow, [{ d: "1000.0" }]))).toThrow(
+      /column "d": value "1000\.0" does not fit \(more than 4 digits\)/,
+    );
+    // More digits than a double holds: the exact (bigint) path.
+    const wide: Column[] = [{ name: "d", type: { kind: "decimal", precision: 18, scale: 2 }, nullable: true }];
+    expect(() => encodeNative(batchFromRows(wide, [{ d: "10000000000000000.00" }]))).toThrow(
+      /column "d": value "10000000000000000\.00" does not fit \(more than 18 digits\)/,
+    );
+    expect(() => encodeNative(batchFromRows(wide, [{ d: "1.005" }]))).toThrow(/more than 2 digits after the point/);
+  });
+
   it("refuses a scaled decimal wider than its column, naming the value", () => {
     const schema: Column[] = [{ name: "d", type: { kind: "decimal", precision: 4, scale: 1 }, nullable: true }];
     const given = withUtf8(batchFromRows(schema, [{ d: "1000.0" }]));

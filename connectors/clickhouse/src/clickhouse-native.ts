@@ -4,6 +4,7 @@ import {
   type ColumnVector,
   formatScaled,
   type LogicalType,
+  parseScaled,
   type RecordBatch,
   SqlloadError,
   type Utf8Fields,
@@ -248,10 +249,24 @@ function valueWriter(type: LogicalType, column: string): ValueWriter {
     case "decimal": {
       if (!decimalFits(type)) return (w, v) => w.string(String(v));
       const { precision, scale } = type;
-      if (precision <= 9) return (w, v) => w.i32(Number(scaledDecimal(String(v), precision, scale, column)));
-      if (precision <= 18) return (w, v) => w.i64(scaledDecimal(String(v), precision, scale, column));
-      const bytes = precision <= 38 ? 16 : 32;
-      return (w, v) => w.wide(scaledDecimal(String(v), precision, scale, column), bytes);
+      const bytes = decimalBytes(precision);
+      const limit = 10 ** precision;
+      return (w, v) => {
+        const text = String(v);
+        // Most decimals fit a double exactly once scaled: no bigint made for them.
+        const value = parseScaled(text, scale);
+        if (Number.isNaN(value)) {
+          const exact = scaledDecimal(text, precision, scale, column);
+          if (bytes === 4) w.i32(Number(exact));
+          else if (bytes === 8) w.i64(exact);
+          else w.wide(exact, bytes);
+          return;
+        }
+        if (value >= limit || value <= -limit) throw notFit(column, text, `more than ${precision} digits`);
+        w.ensure(bytes);
+        putScaled(w.buf, w.pos, value, bytes);
+        w.pos += bytes;
+      };
     }
     case "bytes":
       return (w, v) => w.bytes(v as Uint8Array);
@@ -512,14 +527,22 @@ function writeScaled(w: Writer, type: { precision: number; scale: number }, colu
     let value = scaled[r] as number;
     if (Number.isNaN(value)) value = 0;
     else if (value >= limit || value <= -limit) throw notFit(column, formatScaled(value, scale), `more than ${precision} digits`);
-    if (bytes === 4) buf.writeInt32LE(value, pos);
-    else {
-      // The low 32 bits modulo 2^32, the next (signed) by floor division, the rest the sign.
-      buf.writeUInt32LE(value >>> 0, pos);
-      buf.writeInt32LE(Math.floor(value / 4294967296), pos + 4);
-      if (bytes > 8) buf.fill(value < 0 ? 0xff : 0, pos + 8, pos + bytes);
-    }
+    putScaled(buf, pos, value, bytes);
     pos += bytes;
   }
   w.pos = pos;
+}
+
+/**
+ * An integer under 2^53 in magnitude as a Decimal's two's complement of `bytes` bytes, little-endian:
+ * the low 32 bits modulo 2^32, the next (signed) by floor division, the rest the sign.
+ */
+function putScaled(buf: Buffer, pos: number, value: number, bytes: 4 | 8 | 16 | 32): void {
+  if (bytes === 4) {
+    buf.writeInt32LE(value, pos);
+    return;
+  }
+  buf.writeUInt32LE(value >>> 0, pos);
+  buf.writeInt32LE(Math.floor(value / 4294967296), pos + 4);
+  if (bytes > 8) buf.fill(value < 0 ? 0xff : 0, pos + 8, pos + bytes);
 }

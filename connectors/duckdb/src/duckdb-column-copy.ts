@@ -1,6 +1,6 @@
 import type { DuckDBType } from "@duckdb/node-api";
 import type duckdb from "@duckdb/node-bindings";
-import { type ColumnVector, formatScaled, type Utf8Fields } from "@sqlload/core";
+import { type ColumnVector, formatScaled, parseScaled, type Utf8Fields } from "@sqlload/core";
 import { bindings, DuckDBTypeId } from "./duckdb-client.js";
 import { scaleDecimal } from "./duckdb-values.js";
 
@@ -224,9 +224,6 @@ const decimal16 = new Int16Array(decimals);
 const decimal32 = new Int32Array(decimals);
 const decimal64Low = new Uint32Array(decimals);
 const decimal128 = new BigInt64Array(decimals);
-const POW10 = Array.from({ length: 19 }, (_, i) => 10 ** i);
-/** Digits a double holds exactly (10^15 < 2^53): below this many, a scaled decimal needs no bigint. */
-const EXACT_DIGITS = 15;
 
 /**
  * The bytes DuckDB stores a DECIMAL of `width` digits in, and the magnitude an integer in a double
@@ -257,7 +254,7 @@ function copyDecimals(
     if (nulls === undefined || nulls[row] !== 1) {
       const raw = values[row];
       const text = typeof raw === "string" ? raw : String(raw);
-      scaled = scaleDecimalNumber(text, scale);
+      scaled = parseScaled(text, scale);
       if (Number.isNaN(scaled)) {
         big = scaleExact(text, scale, row, fail);
         if (big >= bigLimit || big <= -bigLimit) fail(row, new RangeError(`${text} does not fit DECIMAL(${width},${scale})`));
@@ -325,44 +322,4 @@ function scaleExact(text: string, scale: number, row: number, fail: FailValue): 
   } catch (cause) {
     return fail(row, cause as Error);
   }
-}
-
-/**
- * `"-12.34"` at scale 2 → `-1234` as an exact double, or NaN when the text is not plain decimal
- * digits or has more digits than a double holds exactly (the bigint path then decides).
- */
-function scaleDecimalNumber(text: string, scale: number): number {
-  const n = text.length;
-  let i = 0;
-  let negative = false;
-  const first = text.charCodeAt(0);
-  if (first === 45 || first === 43) {
-    negative = first === 45;
-    i = 1;
-  }
-  let value = 0;
-  let digits = 0;
-  let fraction = -1;
-  for (; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46 && fraction < 0) {
-      fraction = 0;
-      continue;
-    }
-    if (c < 48 || c > 57) return Number.NaN;
-    if (fraction >= 0) {
-      if (fraction === scale) {
-        if (c !== 48) return Number.NaN; // rounding: refused on the bigint path, with its message
-        continue;
-      }
-      fraction++;
-    }
-    value = value * 10 + (c - 48);
-    if (++digits > EXACT_DIGITS) return Number.NaN;
-  }
-  if (digits === 0) return Number.NaN;
-  const pad = scale - Math.max(fraction, 0);
-  if (digits + pad > EXACT_DIGITS) return Number.NaN;
-  value *= POW10[pad] as number;
-  return negative ? -value : value;
 }

@@ -74,7 +74,7 @@ export {
   toStorageValue,
   type Utf8Fields,
 } from "./connector/record-batch.js";
-export { formatScaled } from "./connector/scaled-decimal.js";
+export { formatScaled, parseScaled } from "./connector/scaled-decimal.js";
 export type {
   CursorRange,
   ReadRequest,
