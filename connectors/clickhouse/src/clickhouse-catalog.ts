@@ -23,11 +23,9 @@ export interface CatalogTable {
 /**
  * A table and its columns, or null when it does not exist (nor its database), in one statement: a
  * load describes its table several times, and each statement costs a few milliseconds even on chdb.
- * The columns come as two arrays in `position` order (element 1 of the sorted tuples is the position).
+ * The columns are read once, sorted by `position` (element 1 of each tuple), and come as two arrays.
  */
 export async function describeTable(session: ClickHouseSession, database: string, name: string): Promise<CatalogTable | null> {
-  const columnsOf = (part: 2 | 3) =>
-    `(SELECT arrayMap(c -> c.${part}, arraySort(c -> c.1, groupArray((position, name, type)))) FROM system.columns WHERE database = {db:String} AND table = {name:String})`;
   const tables = await session.query<{
     name: string;
     uuid: string;
@@ -37,7 +35,9 @@ export async function describeTable(session: ClickHouseSession, database: string
     column_names: string[];
     column_types: string[];
   }>(
-    `SELECT name, toString(uuid) AS uuid, engine, sorting_key, comment, ${columnsOf(2)} AS column_names, ${columnsOf(3)} AS column_types FROM system.tables WHERE database = {db:String} AND name = {name:String}`,
+    "WITH (SELECT arraySort(c -> c.1, groupArray((position, name, type))) FROM system.columns WHERE database = {db:String} AND table = {name:String}) AS columns " +
+      "SELECT name, toString(uuid) AS uuid, engine, sorting_key, comment, arrayMap(c -> c.2, columns) AS column_names, arrayMap(c -> c.3, columns) AS column_types " +
+      "FROM system.tables WHERE database = {db:String} AND name = {name:String}",
     { db: database, name },
   );
   const table = tables[0];

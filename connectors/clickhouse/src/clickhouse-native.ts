@@ -10,7 +10,7 @@ import {
   type Utf8Fields,
 } from "@sqlload/core";
 import { quoteIdent } from "./clickhouse-dialect.js";
-import { decimalFits, MAX_DECIMAL_PRECISION } from "./clickhouse-types.js";
+import { clickhouseTypeSql, decimalFits, MAX_DECIMAL_PRECISION } from "./clickhouse-types.js";
 
 /**
  * Native: ClickHouse's own columnar format, the one it parses fastest (a column of fixed-width values
@@ -28,34 +28,8 @@ import { decimalFits, MAX_DECIMAL_PRECISION } from "./clickhouse-types.js";
  * then its elements as one column.
  */
 export function wireType(type: LogicalType): string {
-  switch (type.kind) {
-    case "boolean":
-      return "Bool";
-    case "int16":
-      return "Int16";
-    case "int32":
-      return "Int32";
-    case "int64":
-      return "Int64";
-    case "float32":
-      return "Float32";
-    case "float64":
-      return "Float64";
-    case "decimal":
-      return decimalFits(type) ? `Decimal(${type.precision}, ${type.scale})` : "String";
-    case "date":
-      return "Date32";
-    case "time":
-      return "Time64(6)";
-    case "timestamp":
-    case "timestamptz":
-      return "DateTime64(6, 'UTC')";
-    case "list":
-      return `Array(${type.element.kind === "list" ? wireType(type.element) : `Nullable(${wireType(type.element)})`})`;
-    default:
-      // text, json, bytes, and uuid as its text (ClickHouse parses it into a UUID column).
-      return "String";
-  }
+  // A uuid goes as its text, which ClickHouse parses into a UUID column; the rest as stored.
+  return clickhouseTypeSql(type, "String");
 }
 
 /** A column's wire type: Nullable, but for lists (an Array cannot be NULL in ClickHouse; a NULL list is written empty). */
@@ -279,10 +253,10 @@ function valueWriter(type: LogicalType, column: string): ValueWriter {
 }
 
 /**
- * Bytes of a NULL row's value in a column of `type`: zeros make the type's zero, and for a String
- * (one byte) the empty string.
+ * Bytes of one value of the column's wire type; 1 for a String, its empty value's length byte. A
+ * NULL row's value is that many zeros: the type's zero, or the empty string.
  */
-function blankBytes(type: LogicalType): number {
+function valueBytes(type: LogicalType): number {
   switch (type.kind) {
     case "boolean":
       return 1;
@@ -310,24 +284,18 @@ function decimalBytes(precision: number): 4 | 8 | 16 | 32 {
 }
 
 /**
- * The width of a column whose storage (see ColumnVector) is a typed array of exactly its wire
- * type's little-endian bytes: such a column is copied whole. Only on little-endian machines.
+ * Whether a column's storage (see ColumnVector) is a typed array of exactly its wire type's
+ * little-endian values, so the column is copied whole: int32, date, int64, time, timestamps and
+ * float64 (int16 and float32 are held wider; booleans are written as 0 or 1 whatever they hold).
+ * Only on little-endian machines.
  */
-function copyWidth(type: LogicalType): number | undefined {
-  if (!LITTLE_ENDIAN) return undefined;
-  switch (type.kind) {
-    case "int32":
-    case "date":
-      return 4;
-    case "int64":
-    case "time":
-    case "timestamp":
-    case "timestamptz":
-    case "float64":
-      return 8;
-    default:
-      return undefined;
-  }
+function copiesWhole(type: LogicalType, values: unknown): values is ArrayBufferView {
+  return (
+    LITTLE_ENDIAN &&
+    type.kind !== "boolean" &&
+    ArrayBuffer.isView(values) &&
+    (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === valueBytes(type)
+  );
 }
 
 const LITTLE_ENDIAN = endianness() === "LE";
@@ -418,11 +386,10 @@ function writeColumn(w: Writer, column: Column, vector: ColumnVector, rows: numb
     for (let r = 0; r < rows; r++) w.buf[w.pos + r] = nulls[r] === 1 ? 1 : 0;
     w.pos += rows;
   }
-  const width = copyWidth(type);
-  const typed = values as unknown as ArrayBufferView & { BYTES_PER_ELEMENT?: number };
-  if (width !== undefined && ArrayBuffer.isView(typed) && typed.BYTES_PER_ELEMENT === width) {
+  if (copiesWhole(type, values)) {
+    const width = valueBytes(type);
     const start = w.pos;
-    w.copy(new Uint8Array(typed.buffer, typed.byteOffset, rows * width));
+    w.copy(new Uint8Array(values.buffer, values.byteOffset, rows * width));
     // A NULL row's slot holds anything (ColumnVector): zeros, which every target type converts.
     if (nulls !== undefined) {
       const { buf } = w;
@@ -444,7 +411,7 @@ function writeValues(
   count: number,
 ): void {
   const write = valueWriter(type, name);
-  const blank = blankBytes(type);
+  const blank = valueBytes(type);
   for (let r = 0; r < count; r++) {
     if (isNull(r)) w.zeros(blank);
     else write(w, values[r]);

@@ -74,7 +74,7 @@ export function unwrapType(type: ClickHouseType): { type: ClickHouseType; nullab
  * JSON stays the exact text (ClickHouse's JSON type would reorder keys and renumber values), and
  * bytes go into String, which holds any bytes.
  */
-export function clickhouseTypeSql(type: LogicalType): string {
+export function clickhouseTypeSql(type: LogicalType, uuid: "UUID" | "String" = "UUID"): string {
   switch (type.kind) {
     case "boolean":
       return "Bool";
@@ -95,7 +95,7 @@ export function clickhouseTypeSql(type: LogicalType): string {
     case "bytes":
       return "String";
     case "uuid":
-      return "UUID";
+      return uuid;
     case "date":
       return "Date32";
     case "time":
@@ -104,7 +104,7 @@ export function clickhouseTypeSql(type: LogicalType): string {
     case "timestamptz":
       return "DateTime64(6, 'UTC')";
     case "list":
-      return `Array(${elementTypeSql(type.element)})`;
+      return `Array(${elementTypeSql(type.element, uuid)})`;
   }
 }
 
@@ -113,8 +113,8 @@ export function decimalFits(type: { precision: number; scale: number }): boolean
 }
 
 /** Array elements may be NULL; an array itself cannot be Nullable in ClickHouse. */
-function elementTypeSql(type: LogicalType): string {
-  const inner = clickhouseTypeSql(type);
+function elementTypeSql(type: LogicalType, uuid: "UUID" | "String"): string {
+  const inner = clickhouseTypeSql(type, uuid);
   return type.kind === "list" ? inner : `Nullable(${inner})`;
 }
 
