@@ -68,17 +68,15 @@ export class TypeScriptReader implements SourceTableReader {
             { kind: "checkpoint", state: this.json(state.previous) },
           ];
     /**
-     * Appends rows to the builder, cutting a batch wherever it is full (rows of 100 KB fill one in 80
-     * rows). `sampled`: the rows were held back to infer the columns, and `ctx.state` has moved on
-     * since the first of them, so their batches carry no checkpoint: the next one after them does.
+     * Appends the rows held back to infer the columns, cutting a batch wherever it is full (rows of
+     * 100 KB fill one in 80 rows). `ctx.state` has moved on since the first of them, so their
+     * batches carry no checkpoint: the next one after them does.
      */
-    const append = (target: RecordBatchBuilder, rows: readonly Record<string, unknown>[], sampled = false): SourceItem[] => {
+    const appendSample = (target: RecordBatchBuilder, rows: readonly Record<string, unknown>[]): SourceItem[] => {
       const items: SourceItem[] = [];
       for (const row of rows) {
         target.append(row);
-        if (!target.full) continue;
-        const batch = target.flush();
-        items.push(...(sampled ? [{ kind: "batch", batch } as const] : afterBatch(batch)));
+        if (target.full) items.push({ kind: "batch", batch: target.flush() });
       }
       return items;
     };
@@ -102,7 +100,7 @@ export class TypeScriptReader implements SourceTableReader {
       builder = new RecordBatchBuilder(inferColumns(rows), BATCH_ROWS);
       sample = undefined;
       sampleBytes = 0;
-      return append(builder, rows, true);
+      return appendSample(builder, rows);
     };
     /** The rows not yet in a batch, as one, where the yielding function stops or checkpoints. */
     const flush = (): SourceItem[] => {
