@@ -1,7 +1,7 @@
 // What the benchmarks share: arguments, the built packages and drivers, the `orders` table they
 // all load, running a measured child process, and how figures are printed.
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
@@ -60,6 +60,19 @@ export async function buildOrders(url, rows, { small, wide } = {}) {
 }
 
 /** Runs a node child to its end; resolves `{ s, rssMB, cpuS, out }`: its wall time, its own peak RSS and CPU time, its output. */
+/**
+ * Puts the built ClickHouse connector in `dir`'s node_modules, as `npm i -D @sqlload/connector-clickhouse`
+ * would (the CLI finds connectors in the project), with the package.json that names it.
+ */
+export function installClickHouse(dir) {
+  mkdirSync(join(dir, "node_modules", "@sqlload"), { recursive: true });
+  symlinkSync(join(root, "connectors", "clickhouse"), join(dir, "node_modules", "@sqlload", "connector-clickhouse"), "dir");
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "bench", private: true, devDependencies: { "@sqlload/connector-clickhouse": "*" } }),
+  );
+}
+
 export function peakRss(command, args, cwd, env = {}) {
   const started = performance.now();
   return new Promise((resolve, reject) => {

@@ -4,7 +4,8 @@
 // Wall time and CPU time are both reported: on a shared machine the CPU time is the steadier one.
 // `--history N` first gives the table N more run-log records (copies of its newest), as months of
 // scheduled runs would: the log gains a record per run and is never trimmed (DuckDB target only).
-// `--target postgres` loads into a second database of the same server instead of the DuckDB file;
+// `--target postgres` loads into a second database of the same server instead of the DuckDB file,
+// `--target clickhouse` into chdb (ClickHouse in process, its connector installed beside the project);
 // `--latency MS` puts that database MS ms of round trip away (a remote warehouse), through a local
 // proxy that delays each direction MS/2 ms; the source stays direct.
 // Beside the ratio of the two best runs, the median of each pair's ratio (a `--version` run and the
@@ -12,11 +13,11 @@
 // Every run uses a compile cache of the bench's own (SQLLOAD_COMPILE_CACHE), empty at the start, as
 // after an upgrade: the first load writes it. `--user-cache` uses the machine's instead, whichever
 // runs wrote it (docs/operating.md, "Start-up and the compile cache").
-//   pnpm build && node bench/noop-run.mjs [--repeat 7] [--rows 100000] [--history 10000] [--target postgres [--latency 10]] [--user-cache] [--quick]
+//   pnpm build && node bench/noop-run.mjs [--repeat 7] [--rows 100000] [--history 10000] [--target postgres [--latency 10] | clickhouse] [--user-cache] [--quick]
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { arg, buildOrders, cli, describeMachine, duckdb, hasFlag, importBuilt, peakRss } from "./common.mjs";
+import { arg, buildOrders, cli, describeMachine, duckdb, hasFlag, importBuilt, installClickHouse, peakRss } from "./common.mjs";
 import { startLatencyProxy } from "./latency-proxy.mjs";
 
 const quick = hasFlag("quick");
@@ -25,7 +26,8 @@ const rows = arg("rows", quick ? 1_000 : 100_000);
 const history = arg("history", 0);
 const targetIndex = process.argv.indexOf("--target");
 const targetKind = targetIndex >= 0 ? process.argv[targetIndex + 1] : "duckdb";
-if (!["duckdb", "postgres"].includes(targetKind)) throw new Error(`--target is duckdb or postgres, not ${targetKind}`);
+if (!["duckdb", "postgres", "clickhouse"].includes(targetKind))
+  throw new Error(`--target is duckdb, postgres or clickhouse, not ${targetKind}`);
 if (history > 0 && targetKind !== "duckdb") throw new Error("--history lengthens a DuckDB target's run log only");
 const latency = arg("latency", 0);
 if (!(latency >= 0)) throw new Error("--latency is a round-trip time in milliseconds, 0 or more");
@@ -47,6 +49,9 @@ try {
       url.port = String(proxy.port);
     }
     target = `connector = "postgres"\nurl = "${url}"`;
+  } else if (targetKind === "clickhouse") {
+    installClickHouse(dir);
+    target = `connector = "clickhouse"\nchdb_path = "engine"`;
   }
   writeFileSync(
     join(dir, "sqlload.toml"),

@@ -10,7 +10,7 @@
 //
 //   pnpm build && node bench/pg-clickhouse-cli.mjs [--rows 2000000] [--repeat 2] [--quick]
 
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -22,6 +22,7 @@ import {
   exportCsv,
   hasFlag,
   importBuilt,
+  installClickHouse,
   peakRss,
   root,
   runs,
@@ -39,12 +40,7 @@ const { startPostgres } = await importBuilt("packages/testing/dist/index.js");
 /** A project whose node_modules holds the built ClickHouse connector, as `npm i -D` would put it. */
 function project(url, table) {
   const dir = mkdtempSync(join(tmpdir(), "sqlload-bench-clickhouse-cli-"));
-  mkdirSync(join(dir, "node_modules", "@sqlload"), { recursive: true });
-  symlinkSync(join(root, "connectors", "clickhouse"), join(dir, "node_modules", "@sqlload", "connector-clickhouse"), "dir");
-  writeFileSync(
-    join(dir, "package.json"),
-    JSON.stringify({ name: "bench", private: true, devDependencies: { "@sqlload/connector-clickhouse": "*" } }),
-  );
+  installClickHouse(dir);
   writeFileSync(
     join(dir, "sqlload.toml"),
     `[target]\nconnector = "clickhouse"\nchdb_path = "engine"\n\n[sources.app]\nconnector = "postgres"\nurl = "${url}"\n\n` +

@@ -55,6 +55,15 @@ export async function describeTable(session: ClickHouseSession, database: string
   };
 }
 
+/**
+ * The target table's description as its connection holds it (core's HeldTables): read once while
+ * the table's lock is held, read again after the connection's own DDL or swap (`forget`).
+ */
+export interface TargetDescription {
+  read(): Promise<CatalogTable | null>;
+  forget(): void;
+}
+
 export async function tableUuid(session: ClickHouseSession, database: string, name: string): Promise<string | null> {
   const rows = await session.query<{ uuid: string }>(
     "SELECT toString(uuid) AS uuid FROM system.tables WHERE database = {db:String} AND name = {name:String}",
@@ -63,15 +72,21 @@ export async function tableUuid(session: ClickHouseSession, database: string, na
   return rows[0]?.uuid ?? null;
 }
 
-/** Tables of `database` whose name starts with `prefix`, with their comments, by name. */
+/** Tables of `database` whose name starts with `prefix` (or any of them), with their comments, by name. */
 export async function tablesWithPrefix(
   session: ClickHouseSession,
   database: string,
-  prefix: string,
+  prefix: string | readonly string[],
 ): Promise<{ name: string; comment: string }[]> {
+  const prefixes = typeof prefix === "string" ? [prefix] : prefix;
+  const params: Record<string, string> = { db: database };
+  prefixes.forEach((p, i) => {
+    params[`p${i}`] = p;
+  });
+  const any = prefixes.map((_, i) => `startsWith(name, {p${i}:String})`).join(" OR ");
   return session.query<{ name: string; comment: string }>(
-    "SELECT name, comment FROM system.tables WHERE database = {db:String} AND startsWith(name, {prefix:String}) ORDER BY name",
-    { db: database, prefix },
+    `SELECT name, comment FROM system.tables WHERE database = {db:String} AND (${any}) ORDER BY name`,
+    params,
   );
 }
 

@@ -13,7 +13,6 @@ import {
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
-import { describeTable } from "./clickhouse-catalog.js";
 import { layoutFor } from "./clickhouse-layout.js";
 import { NativeBlocks, wireStructure } from "./clickhouse-native.js";
 import { type CursorSpan, emptySpan } from "./clickhouse-range.js";
@@ -177,7 +176,7 @@ export class ClickHouseCommitUnit implements CommitUnit {
   }
 
   private async createBuild(columns: readonly Column[]): Promise<void> {
-    const target = await describeTable(this.session, this.ref.schema, this.ref.name);
+    const target = await this.stage.describeTarget();
     const name = this.stage.newName("build");
     await this.stage.createTable(name, layoutFor(target, this.options, columns));
     this.made.push(name);

@@ -11,7 +11,13 @@ import {
   SqlloadError,
   type TargetTableRef,
 } from "@sqlload/core";
-import { attachAllPartitions, describeTable, tablesWithPrefix, tableUuid } from "./clickhouse-catalog.js";
+import {
+  attachAllPartitions,
+  type CatalogTable,
+  type TargetDescription,
+  tablesWithPrefix,
+  tableUuid,
+} from "./clickhouse-catalog.js";
 import { qualifiedName, quoteIdent, stringLiteral } from "./clickhouse-dialect.js";
 import { createTableSql, type Layout, layoutFor } from "./clickhouse-layout.js";
 import { auxName, auxPrefix } from "./clickhouse-names.js";
@@ -83,7 +89,13 @@ export class TableStage {
     private readonly session: ClickHouseSession,
     readonly ref: TargetTableRef,
     private readonly token: string,
+    private readonly target: TargetDescription,
   ) {}
+
+  /** The target table as this connection holds it (read again after a publish swaps it). */
+  describeTarget(): Promise<CatalogTable | null> {
+    return this.target.read();
+  }
 
   private get db(): string {
     return this.ref.schema;
@@ -100,8 +112,7 @@ export class TableStage {
   async resolveLayout(options: CommitUnitOptions, columns: readonly Column[]): Promise<Layout> {
     this.options ??= options;
     if (!this.layout) {
-      const target = await describeTable(this.session, this.db, this.ref.name);
-      this.layout = layoutFor(target, options, columns);
+      this.layout = layoutFor(await this.target.read(), options, columns);
     }
     return this.layout;
   }
@@ -203,7 +214,16 @@ export class TableStage {
   /** Makes every committed unit visible at once (see the class comment). */
   async publish(): Promise<void> {
     if (this.units === 0) return;
-    const target = await describeTable(this.session, this.db, this.ref.name);
+    try {
+      await this.publishUnits();
+    } finally {
+      // The swap gave the target another UUID (and maybe engine and columns), if it happened.
+      this.target.forget();
+    }
+  }
+
+  private async publishUnits(): Promise<void> {
+    const target = await this.target.read();
     let build: string | undefined;
     if (this.replaceBuild) {
       build = this.replaceBuild;
@@ -309,20 +329,27 @@ export class TableStage {
    * every staging and build table of the table that this connection did not make.
    */
   async recover(): Promise<void> {
-    for (const journal of await journalsOf(this.session, this.ref)) {
-      await applyJournal(
-        this.session,
-        this.ref,
-        journal.name,
-        journal.journal,
-        await journalRows(this.session, this.ref, journal.name),
-      );
+    // One listing serves both steps: a journal's apply drops only tables the second step may drop too.
+    const publish = auxPrefix("publish", this.ref.name);
+    const stage = auxPrefix("stage", this.ref.name);
+    const build = auxPrefix("build", this.ref.name);
+    const tables = await tablesWithPrefix(this.session, this.db, [publish, stage, build]);
+    for (const journal of journalsIn(tables.filter((t) => t.name.startsWith(publish)))) {
+      try {
+        await applyJournal(
+          this.session,
+          this.ref,
+          journal.name,
+          journal.journal,
+          await journalRows(this.session, this.ref, journal.name),
+        );
+      } finally {
+        this.target.forget();
+      }
     }
-    for (const kind of ["stage", "build"] as const) {
-      const leftovers = (await tablesWithPrefix(this.session, this.db, auxPrefix(kind, this.ref.name))).filter(
-        (t) => !this.tables.has(t.name),
-      );
-      for (const t of leftovers) await this.session.command(`DROP TABLE IF EXISTS ${qualifiedName(this.db, t.name)} SYNC`);
+    for (const t of tables) {
+      if (!(t.name.startsWith(stage) || t.name.startsWith(build)) || this.tables.has(t.name)) continue;
+      await this.session.command(`DROP TABLE IF EXISTS ${qualifiedName(this.db, t.name)} SYNC`);
     }
     this.recovered = true;
   }
@@ -363,8 +390,13 @@ async function applyJournal(
 }
 
 async function journalsOf(session: ClickHouseSession, ref: TargetTableRef): Promise<{ name: string; journal: Journal }[]> {
+  return journalsIn(await tablesWithPrefix(session, ref.schema, auxPrefix("publish", ref.name)));
+}
+
+/** The journals among a listing of a table's `publish` tables. */
+function journalsIn(tables: readonly { name: string; comment: string }[]): { name: string; journal: Journal }[] {
   const out: { name: string; journal: Journal }[] = [];
-  for (const t of await tablesWithPrefix(session, ref.schema, auxPrefix("publish", ref.name))) {
+  for (const t of tables) {
     try {
       const journal = JSON.parse(t.comment) as Journal;
       if (journal.v === 1 && typeof journal.id === "string") out.push({ name: t.name, journal });

@@ -8,6 +8,7 @@ import {
   defaultTargetCapabilities,
   formatLogicalType,
   formatTargetTable,
+  HeldTables,
   holds,
   type RunLogReadOptions,
   type RunLogRow,
@@ -17,7 +18,7 @@ import {
   type TargetTableInfo,
   type TargetTableRef,
 } from "@sqlload/core";
-import { type CatalogColumn, describeTable, ensureDatabase } from "./clickhouse-catalog.js";
+import { type CatalogColumn, type CatalogTable, describeTable, ensureDatabase } from "./clickhouse-catalog.js";
 import { ClickHouseCommitUnit, DEFAULT_FLUSH_BYTES } from "./clickhouse-commit-unit.js";
 import { qualifiedTable, quoteIdent } from "./clickhouse-dialect.js";
 import { createTableSql, PROVISIONAL_COMMENT, sortingColumns } from "./clickhouse-layout.js";
@@ -58,6 +59,8 @@ export class ClickHouseTarget implements TargetConnection {
   private readonly stages = new Map<string, TableStage>();
   private readonly locks = new Map<string, { release(): Promise<void> }>();
   private readonly databases = new Set<string>();
+  /** The tables this connection holds the lock of, as last read: a load reads each once, not at every step. */
+  private readonly held = new HeldTables<CatalogTable>();
 
   constructor(
     readonly session: ClickHouseSession,
@@ -65,13 +68,20 @@ export class ClickHouseTarget implements TargetConnection {
   ) {}
 
   async describeTable(ref: TargetTableRef): Promise<TargetTableInfo | null> {
-    const table = await this.guard(ref, "reading the columns of", () => describeTable(this.session, ref.schema, ref.name));
+    // A load's first look at the table: always from the catalog.
+    this.held.forget(ref);
+    const table = await this.guard(ref, "reading the columns of", () => this.described(ref));
     return table ? { columns: table.columns.map(toColumn) } : null;
+  }
+
+  /** The table as this connection holds it (HeldTables), or as the catalog has it now when not locked. */
+  private described(ref: TargetTableRef): Promise<CatalogTable | null> {
+    return this.held.get(ref, () => describeTable(this.session, ref.schema, ref.name));
   }
 
   async maxCursor(ref: TargetTableRef, column: string, kind: CursorKind): Promise<CursorValue | null> {
     return this.guard(ref, "reading the maximum of", async () => {
-      const table = await describeTable(this.session, ref.schema, ref.name);
+      const table = await this.described(ref);
       const found = table?.columns.find((c) => c.name === column);
       if (!table || !found) return null;
       const expression = maxExpression(quoteIdent(found.name), found.type, kind);
@@ -118,13 +128,14 @@ export class ClickHouseTarget implements TargetConnection {
   ): Promise<readonly Column[]> {
     return this.guard(ref, "creating or evolving", async () => {
       await this.database(ref.schema);
-      const existing = await describeTable(this.session, ref.schema, ref.name);
+      const existing = await this.described(ref);
       if (!existing) {
         const defs = columns.map((c) => ({ name: c.name, type: planned(c) }));
         const key = (options.primaryKey ?? []).filter((k) => defs.some((c) => c.name === k));
         const layout = { kind: "ddl", columns: defs, engine: "MergeTree", orderBy: key } as const;
+        this.held.forget(ref);
         await this.session.command(createTableSql(ref.schema, ref.name, layout, ref.name, PROVISIONAL_COMMENT));
-        return ((await describeTable(this.session, ref.schema, ref.name))?.columns ?? []).map(toColumn);
+        return ((await this.described(ref))?.columns ?? []).map(toColumn);
       }
       const label = formatTargetTable(ref);
       const key = new Set(sortingColumns(existing.sortingKey));
@@ -152,9 +163,11 @@ export class ClickHouseTarget implements TargetConnection {
           );
         }
       }
+      // Unchanged, the table is what was just read: no second catalog query.
+      if (statements.length === 0) return existing.columns.map(toColumn);
+      this.held.forget(ref);
       for (const sql of statements) await this.session.command(sql);
-      const after = await describeTable(this.session, ref.schema, ref.name);
-      return (after?.columns ?? []).map(toColumn);
+      return ((await this.described(ref))?.columns ?? []).map(toColumn);
     });
   }
 
@@ -205,10 +218,12 @@ export class ClickHouseTarget implements TargetConnection {
       throw error;
     }
     this.locks.set(id, lock);
+    this.held.hold(ref);
     return {
       release: async () => {
         if (this.locks.get(id) !== lock) return;
         this.locks.delete(id);
+        this.held.release(ref);
         try {
           await stage.discard();
         } finally {
@@ -229,7 +244,10 @@ export class ClickHouseTarget implements TargetConnection {
     const id = key(ref);
     let stage = this.stages.get(id);
     if (!stage) {
-      stage = new TableStage(this.session, ref, this.token);
+      stage = new TableStage(this.session, ref, this.token, {
+        read: () => this.described(ref),
+        forget: () => this.held.forget(ref),
+      });
       this.stages.set(id, stage);
     }
     return stage;

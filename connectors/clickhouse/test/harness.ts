@@ -5,8 +5,11 @@ import {
   batchFromRows,
   type Column,
   type CommitUnitOptions,
+  type CursorValue,
+  encodeRunLogRecord,
   type LogicalType,
   type RecordBatch,
+  type RunLogRow,
   type TargetConnection,
   type TargetTableRef,
 } from "@sqlload/core";
@@ -123,4 +126,40 @@ export function failing(
       trip(`INSERT INTO ${table}`, () => session.insertJSON(db, table, rows)),
     release: () => Promise.resolve(),
   });
+}
+
+/** The table the staged-commit tests load: an id, an integer cursor `at`, a text `v`. */
+export const windowColumns = [col("id", t("int64"), false), col("at", t("int64")), col("v", t("text"))];
+export const windowCursor = { column: "at", kind: "integer" as const };
+export const at = (v: number): CursorValue => ({ kind: "integer", value: BigInt(v) });
+
+/** Rows of ids and cursors `from` … `to - 1`, each with text `v`. */
+export const rowsAt = (from: number, to: number, v: string) =>
+  Array.from({ length: to - from }, (_, k) => ({ id: BigInt(from + k), at: BigInt(from + k), v }));
+
+export const logRow = (table: string, rows: number, windowEnd: number | null = null): RunLogRow =>
+  encodeRunLogRecord({
+    runId: "run",
+    table,
+    at: "2026-10-12T16:00:00.000Z",
+    event: "run",
+    cursor: null,
+    rows,
+    windowEnd: windowEnd === null ? null : at(windowEnd),
+  });
+
+/** One delete_insert window as the runner commits it: delete the range, write, log, commit (no publish). */
+export async function deleteInsertWindow(
+  target: TargetConnection,
+  ref: TargetTableRef,
+  from: number,
+  to: number,
+  v: string,
+  columns: readonly Column[] = windowColumns,
+): Promise<void> {
+  const unit = await target.begin(ref, { strategy: "delete_insert", columns, cursor: windowCursor });
+  await unit.deleteRange({ from: at(from), to: at(to) });
+  await unit.write(batch(columns, rowsAt(from, to, v)));
+  await unit.appendRunLog(logRow(`${ref.schema}.${ref.name}`, to - from, to));
+  await unit.commit();
 }

@@ -1,26 +1,29 @@
 import { hostname } from "node:os";
-import { type CursorValue, decodeRunLogRow, encodeRunLogRecord, type RunLogRow, type TargetTableRef } from "@sqlload/core";
+import { decodeRunLogRow, type TargetTableRef } from "@sqlload/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auxName } from "../src/clickhouse-names.js";
 import type { ClickHouseSession } from "../src/clickhouse-session.js";
 import { ClickHouseTarget } from "../src/clickhouse-target.js";
-import { auxTables, batch, col, engines, failing, freshDatabase, load, query, t } from "./harness.js";
+import {
+  at,
+  auxTables,
+  batch,
+  col,
+  deleteInsertWindow,
+  engines,
+  failing,
+  freshDatabase,
+  load,
+  query,
+  rowsAt,
+  t,
+  windowColumns,
+  windowCursor,
+} from "./harness.js";
 
-const cols = [col("id", t("int64"), false), col("at", t("int64")), col("v", t("text"))];
-const cursor = { column: "at", kind: "integer" as const };
-const i = (v: number): CursorValue => ({ kind: "integer", value: BigInt(v) });
-const logRow = (table: string, rows: number, windowEnd: number | null = null): RunLogRow =>
-  encodeRunLogRecord({
-    runId: "run",
-    table,
-    at: "2026-10-12T16:00:00.000Z",
-    event: "run",
-    cursor: null,
-    rows,
-    windowEnd: windowEnd === null ? null : i(windowEnd),
-  });
-const rowsAt = (from: number, to: number, v: string) =>
-  Array.from({ length: to - from }, (_, k) => ({ id: BigInt(from + k), at: BigInt(from + k), v }));
+const cols = windowColumns;
+const cursor = windowCursor;
+const i = at;
 
 for (const engine of engines()) {
   describe(`staged commits (${engine.name})`, () => {
@@ -33,14 +36,7 @@ for (const engine of engines()) {
       );
     const exists = async (r: TargetTableRef) => (await target.describeTable(r)) !== null;
 
-    /** One delete_insert window as the runner commits it: delete the range, write, log, commit (no publish). */
-    const window = async (tg: ClickHouseTarget, r: TargetTableRef, from: number, to: number, v: string) => {
-      const unit = await tg.begin(r, { strategy: "delete_insert", columns: cols, cursor });
-      await unit.deleteRange({ from: i(from), to: i(to) });
-      await unit.write(batch(cols, rowsAt(from, to, v)));
-      await unit.appendRunLog(logRow(`${r.schema}.${r.name}`, to - from, to));
-      await unit.commit();
-    };
+    const window = deleteInsertWindow;
 
     beforeAll(async () => {
       target = await engine.open();
