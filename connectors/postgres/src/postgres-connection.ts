@@ -197,11 +197,15 @@ export class PostgresConnection {
 
   /** A pooled client; `release()` it. The first connection settles `sslmode=prefer`. */
   async acquire(): Promise<Pg.PoolClient> {
+    const ssl = this.ssl;
     try {
       const client = await (await this.getPool()).connect();
       this.probed = true;
       return client;
     } catch (error) {
+      // Tables loaded at once ask for their first connections together: when one of them settles
+      // `prefer` without TLS, the others, refused TLS too (or their pool ended), connect again.
+      if (ssl !== this.ssl) return this.acquire();
       if (!this.probed && this.sslmode === "prefer" && this.ssl && /does not support SSL/i.test(String(error))) {
         this.probed = true;
         this.ssl = false;
