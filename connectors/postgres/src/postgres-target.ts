@@ -153,11 +153,8 @@ export class PostgresTarget implements TargetConnection {
       this.held.forget(ref);
       // Statements without parameters go together, several to a round trip (the simple protocol):
       // a first load's DDL is most of what it does before its first row.
-      const schemaLock = lockKey({ schema: ref.schema, name: "" });
       try {
-        await client.query(
-          `BEGIN; SELECT pg_advisory_xact_lock((${schemaLock})::int8); CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`,
-        );
+        await client.query(beginSchemaDdlSql(ref));
         const existing = await describePg(client, ref);
         if (!existing) {
           await client.query(
@@ -207,6 +204,7 @@ export class PostgresTarget implements TargetConnection {
       throw toSqlloadError(error, this.context("connecting", ref));
     });
     try {
+      await this.ensureSchema(client, ref);
       // A replacing unit's commit swaps a new table in: the table is read again once it is done.
       const swapped = options.strategy === "replace" ? () => this.held.forget(ref) : undefined;
       const unit = await PostgresCommitUnit.begin(client, ref, options, (action) => this.context(action, ref), swapped);
@@ -218,6 +216,24 @@ export class PostgresTarget implements TargetConnection {
       client.release();
       throw toSqlloadError(error, this.context(`starting a commit to ${formatTargetTable(ref)}`, ref));
     }
+  }
+
+  /**
+   * Before a unit on a table not made by `ensureTable` (a `replace` unit's first load): its schema
+   * and the schema's run log, each made in a short transaction of its own under the schema's DDL
+   * lock, as `ensureTable` makes them. Made inside the unit's long transaction, two units of one
+   * new schema (`--concurrency`) raced: the second waited for the first to commit, then failed
+   * on Postgres' unique index of schema (or table) names.
+   */
+  private async ensureSchema(client: pg.ClientBase, ref: TargetTableRef): Promise<void> {
+    if ((await this.facts(client, ref))?.runLog) return;
+    try {
+      await client.query(`${beginSchemaDdlSql(ref)}; ${ensureRunLogSql(ref.schema)}; COMMIT`);
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+    this.held.forget(ref);
   }
 
   reloadBuildTable(ref: TargetTableRef): TargetTableRef {
@@ -312,4 +328,13 @@ export class PostgresTarget implements TargetConnection {
 
 export async function createPostgresTarget(context: ConnectorContext): Promise<TargetConnection> {
   return new PostgresTarget(context.options as PostgresOptions);
+}
+
+/**
+ * Opens a transaction holding the schema's DDL lock (serializing DDL of one schema across runs and
+ * tables) and makes the schema if missing: simple-protocol statements, one round trip.
+ */
+function beginSchemaDdlSql(ref: TargetTableRef): string {
+  const schemaLock = lockKey({ schema: ref.schema, name: "" });
+  return `BEGIN; SELECT pg_advisory_xact_lock((${schemaLock})::int8); CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`;
 }

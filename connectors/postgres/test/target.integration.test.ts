@@ -481,6 +481,32 @@ describe("replace", () => {
     expect(await ids("raw.app__snapshot")).toEqual([4]);
   });
 
+  it("loads tables of a new schema at once (--concurrency), the schema and its run log made once", async () => {
+    // Each unit is one transaction; one that made the schema inside it held its name until it
+    // committed, and the others then failed on Postgres' unique index of schema names.
+    const schema = "fresh_concurrent";
+    const loads = [0, 1, 2, 3].map(async (k) => {
+      const table = { schema, name: `app__t${k}` };
+      const unit = await target.begin(table, { strategy: "replace", columns });
+      await unit.write(batch(columns, [{ id: k, v: "x" }]));
+      await unit.appendRunLog(
+        encodeRunLogRecord({
+          runId: "r",
+          table: `${schema}.app__t${k}`,
+          at: new Date().toISOString(),
+          event: "run",
+          rows: 1,
+          cursor: null,
+        }),
+      );
+      await unit.commit();
+    });
+    const outcomes = await Promise.allSettled(loads);
+    expect(outcomes.map((o) => (o.status === "rejected" ? String(o.reason) : "loaded"))).toEqual(Array(4).fill("loaded"));
+    for (let k = 0; k < 4; k++) expect(await ids(`${schema}.app__t${k}`)).toEqual([k]);
+    expect(await rows(sql, `SELECT count(*)::int AS n FROM ${schema}._sqlload_runs`)).toEqual([{ n: 4 }]);
+  });
+
   it("creates the table when it did not exist, and keeps long names within 63 bytes", async () => {
     const long = { schema: "raw", name: `app__${"é".repeat(28)}` };
     const unit = await target.begin(long, { strategy: "replace", columns });
