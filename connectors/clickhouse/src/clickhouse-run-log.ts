@@ -1,6 +1,7 @@
 import { RUN_LOG_TABLE, type RunLogColumns, type RunLogRow, runLogOrder, runLogRowsFromColumns } from "@sqlload/core";
 import { qualifiedName } from "./clickhouse-dialect.js";
 import type { ClickHouseSession } from "./clickhouse-session.js";
+import { clickhouseErrorKind } from "./errors.js";
 
 /**
  * The run log: `<database>._sqlload_runs`, one row per commit, append-only. `target_name` is the
@@ -18,12 +19,17 @@ export async function ensureRunLogTable(session: ClickHouseSession, database: st
   );
 }
 
-export async function runLogExists(session: ClickHouseSession, database: string): Promise<boolean> {
-  const rows = await session.query<{ n: string }>(
-    "SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}",
-    { db: database, name: RUN_LOG_TABLE },
-  );
-  return Number(rows[0]?.n ?? 0) > 0;
+/**
+ * A read of the run log, with a log (or database) not made yet read as `none`: a statement fewer
+ * than asking the catalog first, on every run.
+ */
+async function readingLog<T>(read: () => Promise<T>, none: T): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (clickhouseErrorKind(error) === "missing_table") return none;
+    throw error;
+  }
 }
 
 /** Whether records of this publish are in the log already. */
@@ -33,10 +39,13 @@ export async function hasPublish(
   targetName: string,
   publishId: string,
 ): Promise<boolean> {
-  if (!(await runLogExists(session, database))) return false;
-  const rows = await session.query<{ n: string }>(
-    `SELECT count() AS n FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} AND publish_id = {p:String}`,
-    { t: targetName, p: publishId },
+  const rows = await readingLog(
+    () =>
+      session.query<{ n: string }>(
+        `SELECT count() AS n FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} AND publish_id = {p:String}`,
+        { t: targetName, p: publishId },
+      ),
+    [],
   );
   return Number(rows[0]?.n ?? 0) > 0;
 }
@@ -79,10 +88,13 @@ export async function selectRunLog(
   targetName: string,
   last?: number,
 ): Promise<RunLogRow[]> {
-  if (!(await runLogExists(session, database))) return [];
-  const rows = await session.query<RunLogColumns>(
-    `SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} ${runLogOrder("pos", { last })}`,
-    { t: targetName },
+  const rows = await readingLog(
+    () =>
+      session.query<RunLogColumns>(
+        `SELECT run_id, table_name, at, format_version, body FROM ${qualifiedName(database, RUN_LOG_TABLE)} WHERE target_name = {t:String} ${runLogOrder("pos", { last })}`,
+        { t: targetName },
+      ),
+    [],
   );
   return runLogRowsFromColumns(rows, { last });
 }

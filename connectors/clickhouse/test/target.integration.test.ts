@@ -560,6 +560,16 @@ for (const engine of engines()) {
     });
 
     describe("run log", () => {
+      it("reads as empty before its database, its table or its log exist, and fails on anything else", async () => {
+        const r = ref();
+        expect(await target.readRunLog(r)).toEqual([]);
+        await target.ensureTable(r, [col("x", t("int64"))], {});
+        expect(await target.readRunLog(r)).toEqual([]);
+        // A log the user cannot read is not a log that is missing.
+        await target.session.command(`CREATE TABLE \`${r.schema}\`._sqlload_runs (x UInt8) ENGINE = Memory`);
+        await expect(target.readRunLog(r)).rejects.toThrow(/reading the run log of/);
+      });
+
       it("keeps records in commit order, per table, written at publish", async () => {
         const r = ref("a");
         const other = { schema: r.schema, name: "b" };
