@@ -39,9 +39,11 @@ function inferType(values: readonly unknown[]): LogicalType {
   if (present.length === 0) return { kind: "text" };
   const first = present[0];
   if (typeof first === "boolean") return { kind: "boolean" };
-  if (typeof first === "bigint") return { kind: "int64" };
-  if (typeof first === "number")
-    return present.every((v) => typeof v === "number" && Number.isSafeInteger(v)) ? { kind: "int64" } : { kind: "float64" };
+  if (typeof first === "bigint" || typeof first === "number") {
+    // Whichever came first: a bigint among whole numbers makes them integers, not doubles that would round it.
+    const whole = (v: unknown) => (typeof v === "number" && Number.isSafeInteger(v)) || typeof v === "bigint";
+    return present.every(whole) ? { kind: "int64" } : { kind: "float64" };
+  }
   if (first instanceof Date) return { kind: "timestamptz" };
   if (first instanceof Uint8Array) return { kind: "bytes" };
   if (typeof first === "object") return { kind: "json" };

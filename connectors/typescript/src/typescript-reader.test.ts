@@ -104,6 +104,29 @@ describe("TypeScriptReader batches", () => {
   });
 });
 
+describe("TypeScriptReader inferred types", () => {
+  it("takes whole numbers and bigints together as int64, whichever comes first, and keeps every digit", async () => {
+    const table = source("shop").table({ name: "ids" }, function* () {
+      yield { id: 1, ref: 7n };
+      yield { id: 2n ** 62n + 1n, ref: 8 };
+      yield { id: 3, ref: null };
+    });
+    const got = await batches(new TypeScriptReader(table as TableDefinition<unknown>, undefined, "shop__ids"));
+    expect(got[0]?.schema.map((c) => c.type.kind)).toEqual(["int64", "int64"]);
+    expect([...(got[0]!.columns[0]!.values as BigInt64Array)]).toEqual([1n, 2n ** 62n + 1n, 3n]);
+  });
+
+  it("refuses a bigint a double column would round (SL300), and takes one it holds exactly", async () => {
+    const table = source("shop").table({ name: "amounts" }, function* () {
+      yield { amount: 1.5 };
+      yield { amount: 2n ** 60n };
+      yield { amount: 2n ** 60n + 1n };
+    });
+    const reader = new TypeScriptReader(table as TableDefinition<unknown>, undefined, "shop__amounts");
+    await expect(batches(reader)).rejects.toMatchObject({ code: "SL300", message: expect.stringContaining("row 3") });
+  });
+});
+
 describe("TypeScriptReader errors", () => {
   it("names the table of a row that does not fit, also when it is found in the last, sampled rows", async () => {
     // No declared columns and fewer rows than the sample: the rows are only put in a batch at the end.

@@ -69,6 +69,23 @@ describe("ColumnStore", () => {
     expect(toStorageValue({ kind: "timestamptz" }, new Fractional())).toBeUndefined();
   });
 
+  it("refuses into a date column a Date whose time is not whole milliseconds, infinite or beyond a Date's range, as into a timestamp", () => {
+    const subclass = (time: number) =>
+      new (class extends Date {
+        override getTime() {
+          return time;
+        }
+      })();
+    const store = new ColumnStore({ kind: "date" }, 1);
+    // Stored before as day 0 (1970-01-01), or a day count wrapped into 32 bits.
+    for (const time of [1.5, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1e20]) {
+      expect({ time, ok: store.set(0, subclass(time)) }).toEqual({ time, ok: false });
+      expect(toStorageValue({ kind: "date" }, subclass(time))).toBeUndefined();
+    }
+    expect(toStorageValue({ kind: "date" }, new Date(-1))).toBe(-1);
+    expect(toStorageValue({ kind: "date" }, new Date(8.64e15))).toBe(100_000_000);
+  });
+
   it("stores the other kinds' own values as they are, and converts or refuses the rest as toStorageValue does", () => {
     agreesWithConversion({ kind: "int32" }, [0, -(2 ** 31), 2 ** 31 - 1, 2 ** 31, 1.5, 7n, "12", null]);
     agreesWithConversion({ kind: "int16" }, [-32768, 32767, 32768, -32769, "5"]);
@@ -77,6 +94,39 @@ describe("ColumnStore", () => {
     agreesWithConversion({ kind: "text" }, ["", "é", 5, null]);
     agreesWithConversion({ kind: "uuid" }, ["123e4567-e89b-12d3-a456-426614174000", 5]);
     agreesWithConversion({ kind: "decimal", precision: 12, scale: 2 }, ["1.50", 2, " 3 ", "x"]);
+  });
+
+  it("keeps a uuid in its canonical text, reads the forms Postgres reads, and refuses text that is no uuid", () => {
+    const uuid = { kind: "uuid" } as const;
+    const canonical = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11";
+    for (const form of [
+      canonical,
+      "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11",
+      "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}",
+      "a0eebc999c0b4ef8bb6d6bb9bd380a11",
+      "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11",
+      "{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}",
+    ])
+      expect({ form, stored: toStorageValue(uuid, form) }).toEqual({ form, stored: canonical });
+    // Stored before as they came; ClickHouse then made NULL of them in a Nullable(UUID) column.
+    for (const bad of [
+      "",
+      "not-a-uuid",
+      "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+      "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1",
+      "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1g",
+      "a0eebc99--9c0b-4ef8-bb6d-6bb9bd380a11",
+      ` ${canonical}`,
+    ])
+      expect({ bad, stored: toStorageValue(uuid, bad) }).toEqual({ bad, stored: undefined });
+    agreesWithConversion(uuid, [
+      canonical,
+      "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11",
+      "a0eebc999c0b4ef8bb6d6bb9bd380a11",
+      "not-a-uuid",
+      "",
+      5,
+    ]);
   });
 
   it("starts each batch in fresh storage", () => {

@@ -151,4 +151,29 @@ describe("RecordBatchBuilder errors", () => {
       }),
     );
   });
+
+  it("names a value JSON.stringify cannot write (bigints inside, a cycle) as SL300, not a crash of the builder", () => {
+    const schema: Column[] = [{ name: "t", type: { kind: "text" }, nullable: true }];
+    const builder = new RecordBatchBuilder(schema, 4);
+    expect(() => builder.append({ t: { id: 2n ** 62n + 1n } })).toThrow(
+      expect.objectContaining({
+        code: "SL300",
+        message: expect.stringContaining('value {"id":4611686018427387905} does not fit'),
+      }),
+    );
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => builder.append({ t: cycle })).toThrow(
+      expect.objectContaining({ code: "SL300", message: expect.stringContaining("value [object Object] does not fit") }),
+    );
+  });
+
+  it("keeps a json value's bigints exact, and refuses a cycle with SL300", () => {
+    const schema: Column[] = [{ name: "j", type: { kind: "json" }, nullable: true }];
+    const batch = batchFromRows(schema, [{ j: { id: 2n ** 62n + 1n, tags: ["a"] } }]);
+    expect(batch.columns[0]?.values[0]).toBe('{"id":4611686018427387905,"tags":["a"]}');
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => batchFromRows(schema, [{ j: cycle }])).toThrow(expect.objectContaining({ code: "SL300" }));
+  });
 });

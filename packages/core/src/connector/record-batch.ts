@@ -3,6 +3,7 @@ import type { CursorValue } from "../cursor/cursor-value.js";
 import { SqlloadError } from "../errors/sqlload-error.js";
 import { BATCH_BYTES, valueBytes } from "./batch-bytes.js";
 import { ColumnStore } from "./column-store.js";
+import { jsonText } from "./json-text.js";
 import type { Column, Schema } from "./logical-types.js";
 import { storageOf } from "./storage-value.js";
 
@@ -145,7 +146,7 @@ export class RecordBatchBuilder {
           ? Number.isNaN(value.getTime())
             ? "Invalid Date"
             : value.toISOString()
-          : JSON.stringify(value);
+          : jsonText(value);
     throw new SqlloadError(
       "SL300",
       `row ${this.rowOffset + index + 1}, column "${column.name}": value ${shown ?? String(value)} does not fit (${why})`,

@@ -1,4 +1,5 @@
 import { parseDateDays, parseTimestampMicros } from "../cursor/cursor-value.js";
+import { jsonText } from "./json-text.js";
 import type { LogicalType } from "./logical-types.js";
 import type { ColumnVector } from "./record-batch.js";
 
@@ -44,6 +45,24 @@ export function allocate(type: LogicalType, capacity: number): ColumnVector["val
 
 const MS_PER_DAY = 86_400_000;
 
+/** A uuid as it is written: lower case, 8-4-4-4-12 hex digits. */
+export const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A uuid as Postgres reads one: 32 hex digits in either case, a hyphen allowed after any four, braces around all. */
+const UUID_INPUT = /^(?:\{[0-9a-f]{4}(?:-?[0-9a-f]{4}){7}\}|[0-9a-f]{4}(?:-?[0-9a-f]{4}){7})$/i;
+
+/**
+ * The canonical text of a uuid, or undefined for text that is none: every target then gets the
+ * same value, and a bad one is refused here rather than stored as NULL where a warehouse's own
+ * conversion fails quietly (ClickHouse casting text into a Nullable(UUID) column).
+ */
+function uuidText(text: string): string | undefined {
+  if (CANONICAL_UUID.test(text)) return text;
+  if (!UUID_INPUT.test(text)) return undefined;
+  const hex = text.replace(/[{}-]/g, "").toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /**
  * Converts a JS value a table function or a driver gave into the column's storage value.
  * Returns `undefined` when it does not fit (the caller names row, column and value).
@@ -67,7 +86,11 @@ export function toStorageValue(type: LogicalType, value: unknown): unknown {
     case "float32":
     case "float64": {
       if (typeof value === "number") return value;
-      if (typeof value === "bigint") return Number(value);
+      if (typeof value === "bigint") {
+        // A double holds it exactly, or it does not fit (as an integer out of an int16's range).
+        const n = Number(value);
+        return Number.isFinite(n) && BigInt(n) === value ? n : undefined;
+      }
       if (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
       return undefined;
     }
@@ -76,14 +99,19 @@ export function toStorageValue(type: LogicalType, value: unknown): unknown {
       return typeof text === "string" && /^-?\d+(\.\d+)?$/.test(text.trim()) ? text.trim() : undefined;
     }
     case "text":
-    case "uuid":
       return typeof value === "string" ? value : undefined;
+    case "uuid":
+      return typeof value === "string" ? uuidText(value) : undefined;
     case "json":
-      return typeof value === "string" ? value : value === undefined ? undefined : JSON.stringify(value);
+      return typeof value === "string" ? value : jsonText(value);
     case "bytes":
       return value instanceof Uint8Array ? value : undefined;
     case "date": {
-      if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : Math.floor(value.getTime() / MS_PER_DAY);
+      if (value instanceof Date) {
+        // Whole milliseconds, or NaN for an invalid Date; a subclass's getTime() may return anything.
+        const ms = value.getTime();
+        return Number.isSafeInteger(ms) ? Math.floor(ms / MS_PER_DAY) : undefined;
+      }
       return typeof value === "string" ? parseDateDays(value) : undefined;
     }
     case "time": {
