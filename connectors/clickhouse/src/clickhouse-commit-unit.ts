@@ -89,9 +89,10 @@ export class ClickHouseCommitUnit implements CommitUnit {
     });
   }
 
-  async write(batch: RecordBatch): Promise<void> {
+  async write(given: RecordBatch): Promise<void> {
     this.check();
-    if (batch.length === 0) return;
+    if (given.length === 0) return;
+    const batch = decimalsAsText(given, this.options.columns);
     await this.guard(async () => {
       const table = await this.destination(batch);
       if (this.current && this.current.table === table) trackSpan(this.current.span, batch, this.options.cursor?.column);
@@ -259,6 +260,24 @@ function trackSpan(span: CursorSpan, batch: RecordBatch, column: string | undefi
 }
 
 /** A short description of a batch's schema, to tell buffered batches of different shapes apart. */
+/**
+ * The batch with each decimal column bound for a text column of the table (one made when the
+ * source's column was text) relabelled as text: its values are the decimals' exact text, which
+ * then lands as it is. Sent as a Decimal, ClickHouse's cast to String drops trailing zeros (1.50
+ * became 1.5).
+ */
+function decimalsAsText(batch: RecordBatch, columns: readonly Column[]): RecordBatch {
+  if (!batch.schema.some((c) => c.type.kind === "decimal")) return batch;
+  const text = new Set(columns.filter((c) => c.type.kind === "text").map((c) => c.name));
+  if (!batch.schema.some((c) => c.type.kind === "decimal" && text.has(c.name))) return batch;
+  return {
+    ...batch,
+    schema: batch.schema.map((c) =>
+      c.type.kind === "decimal" && text.has(c.name) ? { ...c, type: { kind: "text" } as const } : c,
+    ),
+  };
+}
+
 export function schemaKey(schema: readonly Column[]): string {
   return schema.map((c) => `${c.name}\u0000${formatLogicalType(c.type)}`).join("\u0001");
 }

@@ -99,6 +99,25 @@ for (const engine of engines()) {
     });
 
     describe("types", () => {
+      it("writes a decimal into a column made for text as its exact text, trailing zeros kept", async () => {
+        const r = ref();
+        const asText = [col("id", t("int64"), false), col("amount", t("text"))];
+        await load(target, r, asText, [batch(asText, [{ id: 1n, amount: "n/a" }])]);
+        // The source's column became numeric(12,2); the table keeps its String column (it holds them).
+        const asDecimal = [col("id", t("int64"), false), col("amount", { kind: "decimal", precision: 12, scale: 2 })];
+        const ensured = await target.ensureTable(r, asDecimal, {});
+        expect(ensured.find((c) => c.name === "amount")?.type).toEqual(t("text"));
+        const values = ["1.50", "2.00", "-0.10", "0.00", "1234567890.12"];
+        await load(target, r, ensured, [
+          batch(
+            asDecimal,
+            values.map((amount, k) => ({ id: BigInt(k + 2), amount })),
+          ),
+        ]);
+        const rows = await query<{ amount: string }>(target, `SELECT amount FROM \`${r.schema}\`.t WHERE id > 1 ORDER BY id`);
+        expect(rows.map((row) => row.amount)).toEqual(values);
+      });
+
       const columns: Column[] = [
         col("id", t("int64"), false),
         col("b", t("boolean")),
