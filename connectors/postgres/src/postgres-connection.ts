@@ -4,6 +4,7 @@ import { SqlloadError } from "@sqlload/core";
 import type * as Pg from "pg";
 import { pgDriver } from "./pg-driver.js";
 import { pooledSocket } from "./pooled-socket.js";
+import { preferringClient } from "./prefer-tls.js";
 
 /** The keys of a `[sources.X]` or `[target]` block using this connector. */
 export interface PostgresOptions {
@@ -64,9 +65,9 @@ interface SslFiles {
 }
 
 /**
- * libpq's meaning of each mode. node-postgres cannot fall back from TLS to plain within one
- * attempt, so `prefer` is done by retrying without TLS when the server refuses it (see
- * PostgresConnection), and `allow` connects without TLS.
+ * libpq's meaning of each mode. `prefer` asks for TLS and goes on in plain text on the same
+ * connection when the server has none (preferringClient; PostgresConnection still connects again
+ * without TLS should a server refuse it otherwise), and `allow` connects without TLS.
  */
 export function sslConfig(mode: SslMode, files: SslFiles): false | ConnectionOptions {
   const read = (path: string | undefined) => (path ? readFileSync(path) : undefined);
@@ -177,14 +178,21 @@ export class PostgresConnection {
   }
 
   private config(): Pg.ClientConfig {
-    // A TLS connection reads through its own socket, so only a plain one reads into reused buffers.
-    return this.ssl ? { ...this.base, ssl: this.ssl } : { ...this.base, ssl: false, stream: pooledSocket };
+    // A TLS connection reads through its own socket, so only a plain one reads into reused buffers;
+    // under `prefer` a connection starts plain and may stay so (preferringClient).
+    if (!this.ssl) return { ...this.base, ssl: false, stream: pooledSocket };
+    return this.sslmode === "prefer" ? { ...this.base, ssl: this.ssl, stream: pooledSocket } : { ...this.base, ssl: this.ssl };
+  }
+
+  /** The Client class connections are made with: under `prefer`, one that goes on in plain text when the server has no TLS. */
+  private clientClass(pg: typeof Pg.default): typeof Pg.Client {
+    return this.sslmode === "prefer" && this.ssl ? preferringClient(pg) : pg.Client;
   }
 
   private async getPool(): Promise<Pg.Pool> {
     const pg = await pgDriver();
     if (!this.pool) {
-      const pool = new pg.Pool({ ...this.config(), max: 10, idleTimeoutMillis: 10_000 });
+      const pool = new pg.Pool({ ...this.config(), Client: this.clientClass(pg), max: 10, idleTimeoutMillis: 10_000 });
       // An idle client whose server went away must not crash the process; the next query reports it.
       pool.on("error", () => undefined);
       pool.on("connect", (client) => {
@@ -237,7 +245,8 @@ export class PostgresConnection {
     // Settles `prefer` first, so the dedicated client uses the same TLS decision.
     if (!this.probed) (await this.acquire()).release();
     const pg = await pgDriver();
-    const client = new pg.Client(this.config());
+    const Client = this.clientClass(pg);
+    const client = new Client(this.config());
     client.on("error", () => undefined);
     await client.connect();
     return client;

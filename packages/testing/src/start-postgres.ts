@@ -155,6 +155,31 @@ function installExitHook(): void {
 export interface StartPostgresOptions {
   /** The folder holding initdb and pg_ctl (default: `SQLLOAD_PG_BIN`, PATH, then /usr/lib/postgresql/*\/bin). */
   readonly binDir?: string;
+  /** Serve TLS too, with a self-signed certificate for 127.0.0.1 made by `openssl` (clients choose; none is required). */
+  readonly tls?: boolean;
+}
+
+/** A key and a self-signed certificate for 127.0.0.1 in the data folder, owned by the server's user; the settings that serve them. */
+async function selfSignedCertificate(data: string): Promise<string> {
+  const key = join(data, "server.key");
+  const cert = join(data, "server.crt");
+  await asServerUser("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-keyout",
+    key,
+    "-out",
+    cert,
+  ]);
+  await asServerUser("chmod", ["600", key]);
+  return ` -c ssl=on -c ssl_cert_file=${cert} -c ssl_key_file=${key}`;
 }
 
 /**
@@ -179,6 +204,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   const data = join(dir, "data");
   // Ownership and the 0700 mode Postgres demands come with the copy.
   await asServerUser("cp", ["-a", templateData, data]);
+  const tlsSettings = options.tls ? await selfSignedCertificate(data) : "";
   installExitHook();
   running.set(dir, { pgCtl: bins.pgCtl, data });
   let lastError: unknown;
@@ -195,7 +221,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
         "-t",
         "30",
         "-o",
-        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${tlsSettings}`,
         "start",
       ]);
       let stopped = false;
