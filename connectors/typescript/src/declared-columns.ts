@@ -16,8 +16,8 @@ export function declaredColumns(columns: Readonly<Record<string, string>>, table
 }
 
 /**
- * Infers columns from the first rows when a table declares none: integers (all whole numbers or
- * bigints) as int64, other numbers as float64, Dates as timestamptz, objects as json. A column
+ * Infers columns from the first rows when a table declares none: a bigint first, or whole numbers
+ * only, as int64; other numbers as float64, Dates as timestamptz, objects as json. A column
  * that is NULL in every sampled row is text.
  */
 export function inferColumns(rows: readonly Record<string, unknown>[]): Column[] {
@@ -39,11 +39,11 @@ function inferType(values: readonly unknown[]): LogicalType {
   if (present.length === 0) return { kind: "text" };
   const first = present[0];
   if (typeof first === "boolean") return { kind: "boolean" };
-  if (typeof first === "bigint" || typeof first === "number") {
-    // Whichever came first: a bigint among whole numbers makes them integers, not doubles that would round it.
-    const whole = (v: unknown) => (typeof v === "number" && Number.isSafeInteger(v)) || typeof v === "bigint";
-    return present.every(whole) ? { kind: "int64" } : { kind: "float64" };
-  }
+  if (typeof first === "bigint") return { kind: "int64" };
+  // A bigint after a number keeps the column a double, as tables made before have it: one a double
+  // would round is then refused (SL300), not stored rounded.
+  if (typeof first === "number")
+    return present.every((v) => typeof v === "number" && Number.isSafeInteger(v)) ? { kind: "int64" } : { kind: "float64" };
   if (first instanceof Date) return { kind: "timestamptz" };
   if (first instanceof Uint8Array) return { kind: "bytes" };
   if (typeof first === "object") return { kind: "json" };

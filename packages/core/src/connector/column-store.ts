@@ -1,6 +1,6 @@
 import type { LogicalType } from "./logical-types.js";
 import type { ColumnVector } from "./record-batch.js";
-import { allocate, CANONICAL_UUID, toStorageValue } from "./storage-value.js";
+import { allocate, HYPHENATED_UUID, toStorageValue } from "./storage-value.js";
 
 /** Whether this machine stores a 64-bit integer's low 32 bits first. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -133,7 +133,7 @@ function storeFor(type: LogicalType): (this: ColumnStore, i: number, raw: unknow
       };
     case "uuid":
       return function (i, raw) {
-        if (typeof raw === "string" && CANONICAL_UUID.test(raw)) {
+        if (typeof raw === "string" && HYPHENATED_UUID.test(raw)) {
           (this.values as unknown[])[i] = raw;
           return true;
         }

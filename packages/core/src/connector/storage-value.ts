@@ -45,19 +45,20 @@ export function allocate(type: LogicalType, capacity: number): ColumnVector["val
 
 const MS_PER_DAY = 86_400_000;
 
-/** A uuid as it is written: lower case, 8-4-4-4-12 hex digits. */
-export const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A uuid in its usual form, 8-4-4-4-12 hex digits, in either case: what every target reads. */
+export const HYPHENATED_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A uuid as Postgres reads one: 32 hex digits in either case, a hyphen allowed after any four, braces around all. */
 const UUID_INPUT = /^(?:\{[0-9a-f]{4}(?:-?[0-9a-f]{4}){7}\}|[0-9a-f]{4}(?:-?[0-9a-f]{4}){7})$/i;
 
 /**
- * The canonical text of a uuid, or undefined for text that is none: every target then gets the
- * same value, and a bad one is refused here rather than stored as NULL where a warehouse's own
- * conversion fails quietly (ClickHouse casting text into a Nullable(UUID) column).
+ * A uuid's text: as given in its usual form (so what lands where uuids are stored as text, and the
+ * keys a merge matches, stay as they were), in the canonical lower-case form when given another
+ * form Postgres reads (ClickHouse reads no braces, and makes NULL of them in a Nullable(UUID)
+ * column), and undefined for text that is no uuid, which is refused rather than stored that way.
  */
 function uuidText(text: string): string | undefined {
-  if (CANONICAL_UUID.test(text)) return text;
+  if (HYPHENATED_UUID.test(text)) return text;
   if (!UUID_INPUT.test(text)) return undefined;
   const hex = text.replace(/[{}-]/g, "").toLowerCase();
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
