@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type CursorValue, compareCursor, maxCursor } from "../cursor/cursor-value.js";
 import { BATCH_BYTES } from "./batch-bytes.js";
 import type { Column } from "./logical-types.js";
+import type { RecordBatch } from "./record-batch.js";
 import { batchFromRows, columnCursorSpan, columnMaxCursor, cursorAt, RecordBatchBuilder, sliceBatch } from "./record-batch.js";
 
 const naiveMax = (batch: ReturnType<typeof batchFromRows>): CursorValue | null => {
@@ -94,6 +95,72 @@ describe("sliceBatch", () => {
     expect(slice.length).toBe(2);
     expect([cursorAt(slice, 0, 0), cursorAt(slice, 1, 1)]).toEqual([null, { kind: "text", value: "c" }]);
     expect(sliceBatch(batch, 0, 3)).toBe(batch);
+  });
+
+  it("keeps the rows' UTF-8 bytes and scaled integers the source gave, each row's own", () => {
+    const schema: Column[] = [
+      { name: "s", type: { kind: "text" }, nullable: true },
+      { name: "d", type: { kind: "decimal", precision: 12, scale: 2 }, nullable: true },
+    ];
+    const text = ["é", null, "abc", "𝄞x"];
+    const bytes = Buffer.from(text.map((t) => t ?? "").join(""));
+    const lengths = text.map((t) => (t === null ? -1 : Buffer.byteLength(t)));
+    const offsets = lengths.map((_, r) => lengths.slice(0, r).reduce((n, l) => n + Math.max(l, 0), 0));
+    const batch: RecordBatch = {
+      schema,
+      length: 4,
+      columns: [
+        {
+          values: text.map((t) => t ?? ""),
+          nulls: Uint8Array.from(text.map((t) => (t === null ? 1 : 0))),
+          utf8: () => ({
+            buffers: [bytes],
+            buffer: new Int32Array(4),
+            offset: Int32Array.from(offsets),
+            length: Int32Array.from(lengths),
+          }),
+        },
+        {
+          values: ["1.50", "2.00", "-0.10", "3.25"],
+          scaled: (scale) => (scale === 2 ? Float64Array.from([150, 200, -10, 325]) : undefined),
+        },
+      ],
+    };
+    const slice = sliceBatch(batch, 1, 4);
+    const fields = slice.columns[0]?.utf8?.();
+    if (!fields) throw new Error("the slice lost the column's UTF-8 bytes");
+    const decoded = [0, 1, 2].map((r) => {
+      const length = fields.length[r] as number;
+      if (length < 0) return null;
+      const start = fields.offset[r] as number;
+      return Buffer.from(fields.buffers[fields.buffer[r] as number] as Uint8Array)
+        .subarray(start, start + length)
+        .toString();
+    });
+    expect(decoded).toEqual([null, "abc", "𝄞x"]);
+    expect([...(slice.columns[1]?.scaled?.(2) ?? [])]).toEqual([200, -10, 325]);
+    expect(slice.columns[1]?.scaled?.(3)).toBeUndefined();
+  });
+
+  it("takes a column's values only when asked, as the batch's own are (a target may write the bytes instead)", () => {
+    let decoded = 0;
+    const batch: RecordBatch = {
+      schema: [{ name: "s", type: { kind: "text" }, nullable: false }],
+      length: 3,
+      columns: [
+        {
+          get values() {
+            decoded++;
+            return ["a", "b", "c"];
+          },
+        },
+      ],
+    };
+    const slice = sliceBatch(batch, 1, 3);
+    expect(decoded).toBe(0);
+    expect([...slice.columns[0]!.values]).toEqual(["b", "c"]);
+    expect([...slice.columns[0]!.values]).toEqual(["b", "c"]);
+    expect(decoded).toBe(1);
   });
 });
 

@@ -33,8 +33,8 @@ export interface ColumnVector {
    * a target that writes bytes then never decodes them into strings (nor encodes them again), and
    * wide text never fills the JavaScript heap. Returns undefined when it cannot vouch for them (the
    * bytes are not valid UTF-8): the target then reads `values`. Like `values`, valid only until the
-   * source is asked for its next item (see SourceItem); a batch made anew (sliced, filtered, held)
-   * has none.
+   * source is asked for its next item (see SourceItem); a sliced batch keeps its rows' bytes, one
+   * made anew (filtered, held) has none.
    */
   readonly utf8?: (() => Utf8Fields | undefined) | undefined;
   /**
@@ -272,10 +272,51 @@ export function sliceBatch(batch: RecordBatch, start: number, end: number): Reco
   return {
     schema: batch.schema,
     length: end - start,
-    columns: batch.columns.map((c) => ({
-      values: Array.isArray(c.values) ? c.values.slice(start, end) : (c.values as Int32Array).subarray(start, end),
-      nulls: c.nulls?.subarray(start, end),
-    })),
+    columns: batch.columns.map((c) => sliceColumn(c, start, end)),
+  };
+}
+
+/**
+ * Rows `start` … `end - 1` of a column, with the UTF-8 bytes and scaled integers the source gave
+ * for them, and its values and NULLs taken only when asked: an ordered read splits a batch wherever
+ * a cursor value continues across batches (every batch, for a cursor of few distinct values), and
+ * both halves had their values decoded and then took the targets' slower paths (each string
+ * encoded, each decimal parsed).
+ */
+function sliceColumn(c: ColumnVector, start: number, end: number): ColumnVector {
+  const { utf8, scaled } = c;
+  let values: ColumnVector["values"] | undefined;
+  let nulls: { readonly value: Uint8Array | undefined } | undefined;
+  return {
+    // Taken when asked, as the batch's own are: a target that writes the bytes or the scaled
+    // integers never has the source decode the values.
+    get values() {
+      if (!values) {
+        const all = c.values;
+        values = Array.isArray(all) ? all.slice(start, end) : (all as Int32Array).subarray(start, end);
+      }
+      return values;
+    },
+    get nulls() {
+      nulls ??= { value: c.nulls?.subarray(start, end) };
+      return nulls.value;
+    },
+    ...(utf8
+      ? {
+          utf8: () => {
+            const fields = utf8();
+            return (
+              fields && {
+                buffers: fields.buffers,
+                buffer: fields.buffer.subarray(start, end),
+                offset: fields.offset.subarray(start, end),
+                length: fields.length.subarray(start, end),
+              }
+            );
+          },
+        }
+      : {}),
+    ...(scaled ? { scaled: (scale: number) => scaled(scale)?.subarray(start, end) } : {}),
   };
 }
 
