@@ -59,7 +59,6 @@ export async function buildOrders(url, rows, { small, wide } = {}) {
   }
 }
 
-/** Runs a node child to its end; resolves `{ s, rssMB, cpuS, out }`: its wall time, its own peak RSS and CPU time, its output. */
 /**
  * Puts the built ClickHouse connector in `dir`'s node_modules, as `npm i -D @sqlload/connector-clickhouse`
  * would (the CLI finds connectors in the project), with the package.json that names it.
@@ -73,6 +72,7 @@ export function installClickHouse(dir) {
   );
 }
 
+/** Runs a node child to its end; resolves `{ s, rssMB, cpuS, out }`: its wall time, its own peak RSS and CPU time, its output. */
 export function peakRss(command, args, cwd, env = {}) {
   const started = performance.now();
   return new Promise((resolve, reject) => {

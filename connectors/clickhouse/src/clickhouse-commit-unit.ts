@@ -60,6 +60,8 @@ export class ClickHouseCommitUnit implements CommitUnit {
   /** Tables this unit created, dropped if it aborts. */
   private readonly made: string[] = [];
   private readonly label: string;
+  /** The table's text columns, which a decimal is written into as its text (decimalsAsText). */
+  private readonly textColumns: ReadonlySet<string>;
 
   constructor(
     private readonly session: ClickHouseSession,
@@ -69,6 +71,7 @@ export class ClickHouseCommitUnit implements CommitUnit {
     private readonly flushBytes: number = DEFAULT_FLUSH_BYTES,
   ) {
     this.label = formatTargetTable(ref);
+    this.textColumns = new Set(options.columns.filter((c) => c.type.kind === "text").map((c) => c.name));
     stage.noteUnit(options);
   }
 
@@ -92,7 +95,7 @@ export class ClickHouseCommitUnit implements CommitUnit {
   async write(given: RecordBatch): Promise<void> {
     this.check();
     if (given.length === 0) return;
-    const batch = decimalsAsText(given, this.options.columns);
+    const batch = decimalsAsText(given, this.textColumns);
     await this.guard(async () => {
       const table = await this.destination(batch);
       if (this.current && this.current.table === table) trackSpan(this.current.span, batch, this.options.cursor?.column);
@@ -194,8 +197,7 @@ export class ClickHouseCommitUnit implements CommitUnit {
     this.pending = undefined;
     await this.inFlight;
     this.inFlight = undefined;
-    this.spare ??= this.sent;
-    this.sent = undefined;
+    this.sentIsFree();
     if (pending && pending.blocks.bytes > 0) {
       const insert = this.session.insertNative(
         this.ref.schema,
@@ -216,9 +218,14 @@ export class ClickHouseCommitUnit implements CommitUnit {
       const last = this.inFlight;
       this.inFlight = undefined;
       await last;
-      this.spare ??= this.sent;
-      this.sent = undefined;
+      this.sentIsFree();
     }
+  }
+
+  /** The insert in flight has ended: its buffer is free for the next one's blocks. */
+  private sentIsFree(): void {
+    this.spare ??= this.sent;
+    this.sent = undefined;
   }
 
   /** A buffer for the next insert's blocks: the one free since its insert ended, else a new one. */
@@ -259,16 +266,13 @@ function trackSpan(span: CursorSpan, batch: RecordBatch, column: string | undefi
   if (max && (!span.max || compareCursor(span.max, max) < 0)) span.max = max;
 }
 
-/** A short description of a batch's schema, to tell buffered batches of different shapes apart. */
 /**
  * The batch with each decimal column bound for a text column of the table (one made when the
  * source's column was text) relabelled as text: its values are the decimals' exact text, which
  * then lands as it is. Sent as a Decimal, ClickHouse's cast to String drops trailing zeros (1.50
  * became 1.5).
  */
-function decimalsAsText(batch: RecordBatch, columns: readonly Column[]): RecordBatch {
-  if (!batch.schema.some((c) => c.type.kind === "decimal")) return batch;
-  const text = new Set(columns.filter((c) => c.type.kind === "text").map((c) => c.name));
+function decimalsAsText(batch: RecordBatch, text: ReadonlySet<string>): RecordBatch {
   if (!batch.schema.some((c) => c.type.kind === "decimal" && text.has(c.name))) return batch;
   return {
     ...batch,
@@ -278,6 +282,7 @@ function decimalsAsText(batch: RecordBatch, columns: readonly Column[]): RecordB
   };
 }
 
+/** A short description of a batch's schema, to tell buffered batches of different shapes apart. */
 export function schemaKey(schema: readonly Column[]): string {
   return schema.map((c) => `${c.name}\u0000${formatLogicalType(c.type)}`).join("\u0001");
 }

@@ -1,12 +1,10 @@
 import type { LogicalType } from "./logical-types.js";
 import type { ColumnVector } from "./record-batch.js";
-import { allocate, HYPHENATED_UUID, toStorageValue } from "./storage-value.js";
+import { allocate, HYPHENATED_UUID, INT64_MAX, INT64_MIN, intLimit, toStorageValue } from "./storage-value.js";
 
 /** Whether this machine stores a 64-bit integer's low 32 bits first. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const TWO_32 = 4294967296;
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 /** Milliseconds whose microseconds a double holds exactly (about ±285 years from 1970). */
 const SAFE_MS = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
 
@@ -97,7 +95,7 @@ function storeFor(type: LogicalType): (this: ColumnStore, i: number, raw: unknow
       };
     case "int16":
     case "int32": {
-      const limit = type.kind === "int16" ? 32_768 : 2_147_483_648;
+      const limit = intLimit(type.kind);
       return function (i, raw) {
         if (typeof raw === "number" && Number.isInteger(raw) && raw >= -limit && raw < limit) {
           (this.values as Int32Array)[i] = raw;

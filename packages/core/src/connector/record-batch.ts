@@ -291,10 +291,7 @@ function sliceColumn(c: ColumnVector, start: number, end: number): ColumnVector 
     // Taken when asked, as the batch's own are: a target that writes the bytes or the scaled
     // integers never has the source decode the values.
     get values() {
-      if (!values) {
-        const all = c.values;
-        values = Array.isArray(all) ? all.slice(start, end) : (all as Int32Array).subarray(start, end);
-      }
+      values ??= sliceValues(c.values, start, end);
       return values;
     },
     get nulls() {

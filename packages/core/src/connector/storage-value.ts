@@ -45,6 +45,14 @@ export function allocate(type: LogicalType, capacity: number): ColumnVector["val
 
 const MS_PER_DAY = 86_400_000;
 
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+/** The magnitude an int16 or int32 column's values stay under (the most negative one equals it). */
+export function intLimit(kind: "int16" | "int32"): number {
+  return kind === "int16" ? 32_768 : 2_147_483_648;
+}
+
 /** A uuid in its usual form, 8-4-4-4-12 hex digits, in either case: what every target reads. */
 export const HYPHENATED_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -75,11 +83,11 @@ export function toStorageValue(type: LogicalType, value: unknown): unknown {
     case "int16":
     case "int32": {
       const n = typeof value === "bigint" ? Number(value) : typeof value === "string" ? Number(value) : value;
-      const limit = type.kind === "int16" ? 32_768 : 2_147_483_648;
+      const limit = intLimit(type.kind);
       return typeof n === "number" && Number.isInteger(n) && n >= -limit && n < limit ? n : undefined;
     }
     case "int64": {
-      if (typeof value === "bigint") return value >= -(2n ** 63n) && value < 2n ** 63n ? value : undefined;
+      if (typeof value === "bigint") return value >= INT64_MIN && value <= INT64_MAX ? value : undefined;
       if (typeof value === "number") return Number.isSafeInteger(value) ? BigInt(value) : undefined;
       if (typeof value === "string" && /^-?\d+$/.test(value)) return toStorageValue(type, BigInt(value));
       return undefined;
