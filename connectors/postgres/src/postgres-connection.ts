@@ -66,8 +66,7 @@ interface SslFiles {
 
 /**
  * libpq's meaning of each mode. `prefer` asks for TLS and goes on in plain text on the same
- * connection when the server has none (preferringClient; PostgresConnection still connects again
- * without TLS should a server refuse it otherwise), and `allow` connects without TLS.
+ * connection when the server has none (preferringClient), and `allow` connects without TLS.
  */
 export function sslConfig(mode: SslMode, files: SslFiles): false | ConnectionOptions {
   const read = (path: string | undefined) => (path ? readFileSync(path) : undefined);
@@ -162,8 +161,7 @@ const SESSION_SETTINGS =
  */
 export class PostgresConnection {
   private pool: Pg.Pool | undefined;
-  private ssl: false | ConnectionOptions;
-  private probed = false;
+  private readonly ssl: false | ConnectionOptions;
   private readonly base: Pg.ClientConfig;
   private readonly sslmode: SslMode;
   /** The connection as messages name it, password redacted. */
@@ -203,27 +201,9 @@ export class PostgresConnection {
     return this.pool;
   }
 
-  /** A pooled client; `release()` it. The first connection settles `sslmode=prefer`. */
+  /** A pooled client; `release()` it. */
   async acquire(): Promise<Pg.PoolClient> {
-    const ssl = this.ssl;
-    try {
-      const client = await (await this.getPool()).connect();
-      this.probed = true;
-      return client;
-    } catch (error) {
-      // Tables loaded at once ask for their first connections together: when one of them settles
-      // `prefer` without TLS, the others, refused TLS too (or their pool ended), connect again.
-      if (ssl !== this.ssl) return this.acquire();
-      if (!this.probed && this.sslmode === "prefer" && this.ssl && /does not support SSL/i.test(String(error))) {
-        this.probed = true;
-        this.ssl = false;
-        const old = this.pool;
-        this.pool = undefined;
-        await old?.end().catch(() => undefined);
-        return this.acquire();
-      }
-      throw error;
-    }
+    return (await this.getPool()).connect();
   }
 
   /** Runs one query on the pool. */
@@ -242,8 +222,6 @@ export class PostgresConnection {
    * floating-point text.
    */
   async dedicated(): Promise<Pg.Client> {
-    // Settles `prefer` first, so the dedicated client uses the same TLS decision.
-    if (!this.probed) (await this.acquire()).release();
     const pg = await pgDriver();
     const Client = this.clientClass(pg);
     const client = new Client(this.config());

@@ -10,14 +10,14 @@ export function reloadBuildTable(ref: TargetTableRef): TargetTableRef {
 
 /**
  * Puts the build in place of the table and appends the record ending the reload, in the
- * transaction the caller opened: Postgres' DDL is transactional, so readers see the old table
+ * transaction the caller opened under the schema's DDL lock: Postgres' DDL is transactional, so readers see the old table
  * until COMMIT and the new one after (a query waiting on the table's lock then finds the new one).
  * The build's merge key index takes the name the table's own would have, so a later reload can
  * create its build's index again.
  */
 export async function swapReloadBuild(client: Queryable, ref: TargetTableRef, row: RunLogRow): Promise<void> {
   const build = reloadBuildTable(ref);
-  await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(ref.schema)}`);
+  // The caller's transaction made the schema (beginSchemaDdlSql).
   await ensureRunLogTable(client, ref.schema);
   if ((await findTable(client, build)) !== null) {
     await client.query(`DROP TABLE IF EXISTS ${qualifiedName(ref)}`);

@@ -243,9 +243,8 @@ export class PostgresTarget implements TargetConnection {
   /** One transaction, holding the schema's DDL lock as `ensureTable` does. */
   async swapReloadBuild(ref: TargetTableRef, row: RunLogRow): Promise<void> {
     await this.withClient(`swapping in the reload of ${formatTargetTable(ref)}`, ref, async (client) => {
-      await client.query("BEGIN");
       try {
-        await client.query("SELECT pg_advisory_xact_lock($1::int8)", [lockKey({ schema: ref.schema, name: "" }).toString()]);
+        await client.query(beginSchemaDdlSql(ref));
         await swapReloadBuild(client, ref, row);
         await client.query("COMMIT");
       } catch (error) {
