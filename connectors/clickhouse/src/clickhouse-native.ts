@@ -1,8 +1,8 @@
-import { endianness } from "node:os";
 import {
   type Column,
   type ColumnVector,
   formatScaled,
+  LITTLE_ENDIAN,
   type LogicalType,
   parseScaled,
   type RecordBatch,
@@ -297,8 +297,6 @@ function copiesWhole(type: LogicalType, values: unknown): values is ArrayBufferV
     (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === valueBytes(type)
   );
 }
-
-const LITTLE_ENDIAN = endianness() === "LE";
 
 /**
  * The Native blocks of one insert, each batch encoded straight after the last into one buffer that

@@ -26,7 +26,7 @@ export const PG_EPOCH_MICROS_BIG = 946_684_800_000_000n;
  * On little-endian hosts (all that Node supports in practice) a 64-bit value is two 32-bit words,
  * low first, so int8 and timestamp columns are moved word by word without a BigInt per value.
  */
-export const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+export { LITTLE_ENDIAN } from "@sqlload/core";
 
 export const TWO_32 = 4_294_967_296;
 

@@ -34,6 +34,7 @@ export {
 } from "./connector/connector.js";
 export type { FileScan, FileScanFormat, FileScanOffer, FileScanRequest, FileScanWritten } from "./connector/file-scan.js";
 export { HeldTables } from "./connector/held-tables.js";
+export { LITTLE_ENDIAN } from "./connector/little-endian.js";
 export {
   DEFAULT_LEASE_TIMING,
   type Heartbeat,

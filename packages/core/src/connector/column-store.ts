@@ -1,9 +1,8 @@
+import { LITTLE_ENDIAN } from "./little-endian.js";
 import type { LogicalType } from "./logical-types.js";
 import type { ColumnVector } from "./record-batch.js";
 import { allocate, HYPHENATED_UUID, INT64_MAX, INT64_MIN, intLimit, toStorageValue } from "./storage-value.js";
 
-/** Whether this machine stores a 64-bit integer's low 32 bits first. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const TWO_32 = 4294967296;
 /** Milliseconds whose microseconds a double holds exactly (about ±285 years from 1970). */
 const SAFE_MS = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
