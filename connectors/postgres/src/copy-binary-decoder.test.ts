@@ -1,4 +1,4 @@
-import { batchFromRows, batchToRows, type Column } from "@sqlload/core";
+import { batchFromRows, batchToRows, type Column, maxRow } from "@sqlload/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { frame, unframe } from "../test/copy-messages.js";
@@ -230,10 +230,7 @@ describe("CopyBinaryDecoder", () => {
           // As Postgres sends it: the file header with the first row, then a message per row and one
           // for the trailer; or, with messageCuts, messages cut anywhere (rows spanning messages).
           const data = Buffer.concat([HEADER, ...rowBytes, TRAILER]);
-          const pieces = messageCuts
-            ? cutAt(data, messageCuts)
-            : [Buffer.concat([HEADER, rowBytes[0] as Buffer]), ...rowBytes.slice(1), TRAILER];
-          const framed = Buffer.concat(pieces.map(frame));
+          const framed = Buffer.concat(messageCuts ? cutAt(data, messageCuts).map(frame) : messagesAsSent(rowBytes));
           const decoder = new CopyBinaryDecoder(
             COLUMNS.map(plain),
             COLUMNS.map((c) => c.wire),
@@ -252,11 +249,8 @@ describe("CopyBinaryDecoder", () => {
           }
           if (eager !== undefined && !messageCuts) {
             // Past the first batch (whose first row came with the file header), the eager column
-            // comes decoded: a plain property, not a getter that decodes on first read.
-            for (const b of batches.slice(1)) {
-              const column = b.batch.columns[eager] as object;
-              expect(Object.getOwnPropertyDescriptor(column, "values")?.get).toBeUndefined();
-            }
+            // comes decoded: its maximum is known without decoding it again.
+            for (const b of batches.slice(1)) expect(b.batch.columns[eager]?.max).toBeTypeOf("function");
           }
           // The last column read first finds its fields by stepping over the others.
           for (const b of batches) void b.batch.columns[COLUMNS.length - 1]?.values;
@@ -266,6 +260,89 @@ describe("CopyBinaryDecoder", () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it("fills later batches' arrays with expired ones', while every value read stays as it was", () => {
+    fc.assert(
+      fc.property(
+        fc.array(row, { minLength: 1, maxLength: 40 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.constantFrom(0, 1, 4, 5, 6),
+        fc.nat(3),
+        (rows, cuts, batchRows, eager, kept) => {
+          const rowBytes = rows.map((r) => copyRows([r]));
+          const framed = Buffer.concat(messagesAsSent(rowBytes));
+          const decoder = new CopyBinaryDecoder(
+            COLUMNS.map(plain),
+            COLUMNS.map((c) => c.wire),
+            { rows: batchRows, framed: true, eager },
+          );
+          // As a read does (ChunkLedger): each batch read, then expired once a later one is asked
+          // for, the `kept` newest only at the end. Every value read stays valid (SourceItem).
+          const read: { values: ArrayLike<unknown>[]; copies: unknown[][] }[] = [];
+          const decodedRows: Record<string, unknown>[] = [];
+          const pending: { expire(): void }[] = [];
+          const take = (decoded: ReturnType<CopyBinaryDecoder["push"]>) => {
+            for (const b of decoded) {
+              const cursor = b.batch.columns[eager];
+              const max = cursor?.max?.();
+              decodedRows.push(...batchToRows(b.batch));
+              const values = b.batch.columns.map((c) => c.values);
+              read.push({ values, copies: values.map((v) => Array.from(v)) });
+              if (cursor?.max) {
+                const row = maxRow(cursor.values, cursor.nulls, b.batch.length, COLUMNS[eager]?.type.kind === "text");
+                expect(max).toEqual(row < 0 ? null : cursor.values[row]);
+              }
+              pending.push(b);
+              while (pending.length > kept) pending.shift()?.expire();
+            }
+          };
+          for (const chunk of cutAt(framed, cuts)) take(decoder.push(chunk));
+          const rest = decoder.end();
+          if (rest) take([rest]);
+          for (const batch of read) expect(batch.values.map((v) => Array.from(v))).toEqual(batch.copies);
+          expect(decodedRows.map(normalize)).toEqual(batchToRows(batchFromRows(COLUMNS.map(plain), rows)).map(normalize));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("walks an expired batch's row index again for a later batch instead of allocating one", () => {
+    const columns = [pg("name", "text")];
+    const rowBytes = Array.from({ length: 16 }, (_, i) => {
+      const text = Buffer.from(`row ${i}`);
+      return Buffer.from([0, 1, ...int32(text.length), ...text]);
+    });
+    const messages = messagesAsSent(rowBytes);
+    const decode = (expire: boolean) => {
+      const decoder = new CopyBinaryDecoder(
+        columns.map(plain),
+        columns.map((c) => c.wire),
+        { rows: 4, framed: true },
+      );
+      const indexes: ArrayBufferLike[] = [];
+      const names: unknown[] = [];
+      for (const message of messages) {
+        for (const b of decoder.push(message)) {
+          indexes.push(b.batch.columns[0]?.utf8?.()?.buffer.buffer as ArrayBufferLike);
+          names.push(...(b.batch.columns[0]?.values ?? []));
+          if (expire) b.expire();
+        }
+      }
+      expect(decoder.end()).toBeUndefined();
+      expect(names).toEqual(Array.from({ length: 16 }, (_, i) => `row ${i}`));
+      return indexes;
+    };
+    // None expired: each batch has its own.
+    expect(new Set(decode(false)).size).toBe(4);
+    // Each expired as soon as read. A batch is begun as the one before it ends, so the third walks
+    // the first's index and the fourth the second's.
+    const indexes = decode(true);
+    expect(indexes[1]).not.toBe(indexes[0]);
+    expect(indexes[2]).toBe(indexes[0]);
+    expect(indexes[3]).toBe(indexes[1]);
   });
 
   it("refuses framed data that is not CopyData or stops inside a message", () => {
@@ -304,6 +381,11 @@ describe("CopyBinaryDecoder", () => {
 /** Rows as the encoder writes them, without file header or trailer. */
 function copyRows(rows: Record<string, unknown>[]): Buffer {
   return Buffer.concat(new CopyBinaryEncoder(COLUMNS, "t").encode(batchFromRows(COLUMNS.map(plain), rows)));
+}
+
+/** The CopyData messages Postgres sends for rows: the file header with the first, then one per row, then the trailer. */
+function messagesAsSent(rowBytes: readonly Buffer[]): Buffer[] {
+  return [Buffer.concat([HEADER, rowBytes[0] as Buffer]), ...rowBytes.slice(1), TRAILER].map(frame);
 }
 
 /** `buf` cut at the given points (taken modulo its length). */

@@ -9,6 +9,7 @@ import {
   formatCursor,
   formatLogicalType,
   keepInRange,
+  maxRow,
   type ReadRequest,
   type RecordBatch,
   type SourceConnection,
@@ -103,6 +104,7 @@ class SourceCase {
     for await (const item of table.reader.read(full)) {
       items.push(item);
       if (item.kind !== "batch") continue;
+      expectMaxesOfValues(item.batch);
       let batch: RecordBatch = item.batch;
       const index = cursorColumn ? batch.schema.findIndex((c) => c.name === cursorColumn) : -1;
       if (index >= 0 && !table.source.capabilities.exactRange)
@@ -111,6 +113,16 @@ class SourceCase {
     }
     return { items, rows };
   }
+}
+
+/** A column's `max`, where its source gives one, is the largest of its values (what the engine records as the data's cursor). */
+function expectMaxesOfValues(batch: RecordBatch): void {
+  batch.columns.forEach((column, c) => {
+    if (!column.max) return;
+    const type = batch.schema[c] as Column;
+    const row = maxRow(column.values, column.nulls, batch.length, type.type.kind === "text");
+    expect(column.max(), `the max of column ${type.name}`).toEqual(row < 0 ? null : column.values[row]);
+  });
 }
 
 /** A read of everything (NULL cursors included, any order), with what `request` sets instead. */

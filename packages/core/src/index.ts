@@ -67,6 +67,7 @@ export {
   filterBatch,
   heldBatch,
   isNull,
+  maxRow,
   type RecordBatch,
   RecordBatchBuilder,
   selectColumns,

@@ -49,6 +49,41 @@ describe("columnMaxCursor", () => {
   });
 });
 
+describe("a column's max from its source", () => {
+  const date: Column[] = [{ name: "d", type: { kind: "date" }, nullable: true }];
+  /** A column whose source gives its max, and whose values must not be read for it. */
+  const withMax = (max: unknown): RecordBatch => {
+    const batch = batchFromRows(date, [{ d: new Date(Date.UTC(2026, 0, 1)) }, { d: new Date(Date.UTC(2026, 0, 9)) }]);
+    const column = batch.columns[0];
+    return {
+      ...batch,
+      columns: [
+        {
+          get values(): ArrayLike<unknown> & Iterable<unknown> {
+            throw new Error("values read");
+          },
+          nulls: column?.nulls,
+          max: () => max,
+        },
+      ],
+    };
+  };
+
+  it("is the batch's maximum, and its values are not read for it", () => {
+    expect(columnMaxCursor(withMax(20_460), 0)).toEqual({ kind: "date", value: 20_460 });
+    expect(columnMaxCursor(withMax(null), 0)).toBeNull();
+  });
+
+  it("is not carried by a slice, whose rows are fewer", () => {
+    const batch = batchFromRows(date, [{ d: new Date(Date.UTC(2026, 0, 9)) }, { d: new Date(Date.UTC(2026, 0, 1)) }]);
+    const [column] = batch.columns;
+    const given: RecordBatch = { ...batch, columns: [{ values: column?.values ?? [], nulls: column?.nulls, max: () => 20_462 }] };
+    const tail = sliceBatch(given, 1, 2);
+    expect(tail.columns[0]?.max).toBeUndefined();
+    expect(columnMaxCursor(tail, 0)).toEqual({ kind: "date", value: 20_454 });
+  });
+});
+
 describe("columnCursorSpan", () => {
   const naiveMin = (batch: ReturnType<typeof batchFromRows>): CursorValue | null => {
     let best: CursorValue | null = null;

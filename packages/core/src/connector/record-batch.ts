@@ -47,6 +47,14 @@ export interface ColumnVector {
    * `values`, and refuses what does not fit as before. Valid as long as `values` is.
    */
   readonly scaled?: ((scale: number) => Float64Array | undefined) | undefined;
+  /**
+   * The column's largest non-NULL value (text by code point) in its storage, or null when every
+   * row is NULL: a source that decodes a cursor column as it reads gives it, so that the engine
+   * learns a batch's maximum without reading `values`, which that source then need not allocate
+   * (the Postgres source fills one array per read again and copies it out only when asked). A
+   * slice, filter or copy of the column has none. Valid while the batch is (see SourceItem).
+   */
+  readonly max?: (() => unknown) | undefined;
 }
 
 /**
@@ -215,8 +223,12 @@ export function batchToRows(batch: RecordBatch): Record<string, unknown>[] {
 export function cursorAt(batch: RecordBatch, column: number, row: number): CursorValue | null {
   const vector = batch.columns[column] as ColumnVector;
   if (isNull(vector, row)) return null;
-  const value = vector.values[row];
-  switch ((batch.schema[column] as Column).type.kind) {
+  return storedCursor(vector.values[row], batch.schema[column] as Column);
+}
+
+/** A cursor column's value in its storage, as a cursor value. */
+function storedCursor(value: unknown, column: Column): CursorValue {
+  switch (column.type.kind) {
     case "int16":
     case "int32":
       return { kind: "integer", value: BigInt(value as number) };
@@ -230,7 +242,7 @@ export function cursorAt(batch: RecordBatch, column: number, row: number): Curso
     case "text":
       return { kind: "text", value: value as string };
     default:
-      throw new TypeError(`column ${batch.schema[column]?.name} cannot be a cursor`);
+      throw new TypeError(`column ${column.name} cannot be a cursor`);
   }
 }
 
@@ -337,11 +349,22 @@ export function selectColumns(batch: RecordBatch, names: readonly string[]): Rec
  */
 export function columnMaxCursor(batch: RecordBatch, column: number): CursorValue | null {
   const vector = batch.columns[column] as ColumnVector;
-  const nulls = vector.nulls;
+  const type = batch.schema[column] as Column;
+  if (vector.max) {
+    const max = vector.max();
+    return max === null ? null : storedCursor(max, type);
+  }
+  const best = maxRow(vector.values, vector.nulls, batch.length, type.type.kind === "text");
+  return best < 0 ? null : cursorAt(batch, column, best);
+}
+
+/**
+ * The row of the largest non-NULL value among the first `length` of `values` (strings by code
+ * point, otherwise numbers or bigints), or -1 when all are NULL: a source's `ColumnVector.max`.
+ */
+export function maxRow(values: ArrayLike<unknown>, nulls: Uint8Array | undefined, length: number, text: boolean): number {
   let best = -1;
-  const values = vector.values as ArrayLike<unknown>;
-  const kind = (batch.schema[column] as Column).type.kind;
-  for (let i = 0; i < batch.length; i++) {
+  for (let i = 0; i < length; i++) {
     if (nulls && nulls[i] === 1) continue;
     if (best < 0) {
       best = i;
@@ -349,10 +372,9 @@ export function columnMaxCursor(batch: RecordBatch, column: number): CursorValue
     }
     const v = values[i];
     const b = values[best];
-    if (kind === "text" ? compareCodePoints(v as string, b as string) > 0 : (v as number | bigint) > (b as number | bigint))
-      best = i;
+    if (text ? compareCodePoints(v as string, b as string) > 0 : (v as number | bigint) > (b as number | bigint)) best = i;
   }
-  return best < 0 ? null : cursorAt(batch, column, best);
+  return best;
 }
 
 /**
