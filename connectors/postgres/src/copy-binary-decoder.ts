@@ -188,8 +188,9 @@ export class CopyBinaryDecoder {
   /**
    * What expired batches leave for the next ones to fill: where their rows start, and the eager
    * column's builder. Allocated for every batch, these typed arrays cost a load of 5M rows about
-   * 0.2 s of the main thread and a fifth of its memory (memory the allocator had given back,
-   * zeroed and faulted in again, and arrays waiting for a full collection: bench/README.md).
+   * 0.2 s of the main thread and, into a Postgres target, a fifth of its memory (memory the
+   * allocator had given back, zeroed and faulted in again, and arrays waiting for a full
+   * collection: bench/README.md, 2026-12-07 14:47).
    */
   private readonly spare: Reusable[] = [];
   private rows = 0;
@@ -363,7 +364,11 @@ export class CopyBinaryDecoder {
         if (len >= 0) {
           decodeField(eager.builder, buf, view, q, len, r);
           if (eager.nulls) eager.nulls[r] = 0;
-        } else (eager.nulls ??= new Uint8Array(this.capacity))[r] = 1;
+        } else {
+          (eager.nulls ??= new Uint8Array(this.capacity))[r] = 1;
+          // A reused builder holds an earlier batch's value here: a NULL row's slot reads as a fresh one's.
+          clearField(eager.builder, r);
+        }
       }
       if (len > 0) q += len;
       else if (len < 0) hasNull[c] = 1;
@@ -523,9 +528,10 @@ export class CopyBinaryDecoder {
           },
           nulls,
           max: () => {
-            if (index.expired) throw expiredError();
-            const row = maxRow(filled, nulls, n, text);
-            return row < 0 ? null : filled[row];
+            const from = values ?? (index.expired ? undefined : filled);
+            if (!from) throw expiredError();
+            const row = maxRow(from, nulls, n, text);
+            return row < 0 ? null : from[row];
           },
         };
       }
@@ -809,6 +815,31 @@ function newBuilder(wire: WireType, n: number): Builder {
       b.arr = new Array(n);
   }
   return b;
+}
+
+/** Empties row r's slot of a builder, as a new builder has it (a NULL row's value is never read). */
+function clearField(b: Builder, r: number): void {
+  switch (b.code) {
+    case BOOL:
+      b.u8[r] = 0;
+      break;
+    case INT2:
+    case INT4:
+    case DATE:
+      b.i32[r] = 0;
+      break;
+    case FLOAT4:
+    case FLOAT8:
+      b.f64[r] = 0;
+      break;
+    case INT8:
+    case TIME:
+    case TIMESTAMP:
+      b.i64[r] = 0n;
+      break;
+    default:
+      b.arr[r] = undefined;
+  }
 }
 
 /** The values a builder holds, as core's storage for its type. */

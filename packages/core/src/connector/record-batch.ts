@@ -32,9 +32,9 @@ export interface ColumnVector {
    * A text or json column's values as the UTF-8 bytes they were read as, when the source has them:
    * a target that writes bytes then never decodes them into strings (nor encodes them again), and
    * wide text never fills the JavaScript heap. Returns undefined when it cannot vouch for them (the
-   * bytes are not valid UTF-8): the target then reads `values`. Like `values`, valid only until the
-   * source is asked for its next item (see SourceItem); a sliced batch keeps its rows' bytes, one
-   * made anew (filtered, held) has none.
+   * bytes are not valid UTF-8): the target then reads `values`. Valid only until the source is asked
+   * for its next item, unlike values once read (see SourceItem); a sliced batch keeps its rows'
+   * bytes, one made anew (filtered, held) has none.
    */
   readonly utf8?: (() => Utf8Fields | undefined) | undefined;
   /**
@@ -51,8 +51,8 @@ export interface ColumnVector {
    * The column's largest non-NULL value (text by code point) in its storage, or null when every
    * row is NULL: a source that decodes a cursor column as it reads gives it, so that the engine
    * learns a batch's maximum without reading `values`, which that source then need not allocate
-   * (the Postgres source fills one array per read again and copies it out only when asked). A
-   * slice, filter or copy of the column has none. Valid while the batch is (see SourceItem).
+   * (the Postgres source fills a few arrays in turn and copies one out only when `values` is read).
+   * A slice, filter or copy of the column has none. Called only while the batch is (see SourceItem).
    */
   readonly max?: (() => unknown) | undefined;
 }
