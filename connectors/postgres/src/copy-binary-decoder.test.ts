@@ -1,4 +1,4 @@
-import { batchFromRows, batchToRows, type Column } from "@sqlload/core";
+import { batchFromRows, batchToRows, type Column, compareCodePoints } from "@sqlload/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { frame, unframe } from "../test/copy-messages.js";
@@ -383,12 +383,8 @@ function copyRows(rows: Record<string, unknown>[]): Buffer {
 /** The largest non-NULL value, strings by code point, found by sorting: null when there is none. */
 function naiveMax(values: ArrayLike<unknown>, nulls: Uint8Array | undefined): unknown {
   const present = Array.from(values).filter((_, r) => nulls?.[r] !== 1);
-  const key = (v: unknown) => (typeof v === "string" ? [...v].map((c) => c.codePointAt(0) as number) : [v as number]);
-  const order = (a: unknown, b: unknown) => {
-    const [x, y] = [key(a), key(b)];
-    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] as number) < (y[i] as number) ? -1 : 1;
-    return x.length - y.length;
-  };
+  const order = (a: unknown, b: unknown) =>
+    typeof a === "string" ? compareCodePoints(a, b as string) : (a as number) < (b as number) ? -1 : a === b ? 0 : 1;
   return present.length === 0 ? null : present.sort(order).at(-1);
 }
 

@@ -515,7 +515,7 @@ export class CopyBinaryDecoder {
         const filled = builderValues(eager.builder);
         const nulls = index.hasNull[c] === 1 ? eager.nulls?.subarray(0, n) : undefined;
         let values: ColumnVector["values"] | undefined;
-        const text = CODES[wire.kind as Exclude<WireType["kind"], "unsupported">] === TEXT;
+        const text = eager.builder.code === TEXT;
         return {
           // A copy, made when first read: the builder is filled again once the batch expired, and
           // values once read stay valid (SourceItem). The engine takes the maximum from `max`.
