@@ -1,10 +1,7 @@
-import databricks from "@databricks/sql";
+import { Client } from "./databricks-client.js";
 import type { DatabricksSettings } from "./databricks-settings.js";
 import { databricksError, scrubber } from "./errors.js";
 
-// The driver is CommonJS: its classes come from the default export.
-const { DBSQLClient, DBSQLLogger, LogLevel } = databricks;
-type Client = InstanceType<typeof DBSQLClient>;
 type Session = Awaited<ReturnType<Client["openSession"]>>;
 
 export type Row = Readonly<Record<string, string | null>>;
@@ -25,7 +22,7 @@ export class DatabricksSession {
 
   static async open(settings: DatabricksSettings): Promise<DatabricksSession> {
     const scrub = scrubber(settings.auth.kind === "token" ? [settings.auth.token] : [settings.auth.clientSecret]);
-    const client = new DBSQLClient({ logger: new DBSQLLogger({ level: LogLevel.error }) });
+    const client = new Client(settings.caCert);
     try {
       await client.connect({
         host: settings.host,
