@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { defineConnector, formatCount } from "@sqlload/core";
+import { settleAllocator } from "./duckdb-allocator.js";
 import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
 import {
   DEFAULT_MEMORY_LIMIT,
@@ -60,7 +61,12 @@ export default defineConnector({
   // The client is loaded on first open, with the engine (one copy of it, whose classes the
   // engine's pieces recognise): a run whose target is elsewhere and that reads no DuckDB file never
   // loads it.
-  target: async (context) => (await import("./engine.js")).openTarget(context),
+  // Opening a target first settles DuckDB's allocator for writing (duckdb-allocator.ts); a process
+  // that loads DuckDB to read first keeps DuckDB's own arenas, made for parallel scans.
+  target: async (context) => {
+    settleAllocator();
+    return (await import("./engine.js")).openTarget(context);
+  },
   source: async (context) => (await import("./engine.js")).openSource(context),
 });
 

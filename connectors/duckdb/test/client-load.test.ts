@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -30,4 +30,19 @@ it("loads DuckDB's native library only when a database opens, and says which ope
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
   // The default file, warehouse.duckdb, is not there yet: opening it would create it.
   expect(JSON.parse(out)).toEqual({ afterImport: false, inertness: [false, true, false, true], afterOpen: true });
+});
+
+it("gives DuckDB's allocator one arena when a target opens, the user's own settings after it", () => {
+  // jemalloc prints its settings at exit (stats_print, the user's here): the arena count it ran with.
+  const script = `
+    const { default: duckdb } = await import(${JSON.stringify(dist)});
+    const target = await duckdb.target({ options: { path: ":memory:" }, projectDir: ${JSON.stringify(dir)} });
+    await target.close();
+    console.log(process.env.DUCKDB_JE_MALLOC_CONF);
+  `;
+  const env = { ...process.env, DUCKDB_JE_MALLOC_CONF: "stats_print:true,stats_print_opts:mdablxe" };
+  const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env });
+  expect(run.status, run.stderr).toBe(0);
+  expect(run.stdout.trim()).toBe("narenas:1,stats_print:true,stats_print_opts:mdablxe");
+  expect(`${run.stdout}${run.stderr}`).toMatch(/opt\.narenas: 1\b/);
 });
