@@ -1,24 +1,39 @@
 /**
- * What sqlload asks of DuckDB's allocator when it writes a target: one arena. On Linux DuckDB's
- * library allocates through the jemalloc built into it, with an arena per core, and memory a thread
- * frees stays in that thread's arena for about a second (DuckDB's `dirty_decay_ms`) before it goes
- * back to the system. A load's threads take turns filling and compressing row groups, so each arena
- * kept what the others freed: 1M rows of 1 KB from Postgres into DuckDB peaked at 552–631 MB with an
- * arena per core (two here) and at 529–548 MB with one, at the same speed; narrow rows moved by no
- * more than the noise (bench/README.md, 2026-12-07 17:18 UTC on). A loader's writes are one stream
- * (the appender) with little to run in parallel; a scan of a DuckDB source is not, so a process
- * that loads DuckDB to read first keeps DuckDB's own arenas.
+ * What sqlload asks of DuckDB's allocator when opening a target is what loads DuckDB's library:
+ * one arena. On Linux the library allocates through the jemalloc built into it, with an arena per
+ * core, and memory a thread frees stays in that thread's arena for about a second (DuckDB's
+ * `dirty_decay_ms`) before it goes back to the system. A load's threads take turns filling and
+ * compressing row groups, so each arena kept what the others freed: 1M rows of 1 KB from Postgres
+ * into DuckDB peaked about 40 MB lower at the median with one arena (23–91 MB in seven pairs, on
+ * two cores) at the same speed; narrow rows moved by no more than the noise (bench/README.md,
+ * 2026-12-07 17:18 UTC on).
  */
 export const ALLOCATOR_SETTINGS = "narenas:1";
 
 /**
- * Adds ALLOCATOR_SETTINGS to DuckDB's documented `DUCKDB_JE_MALLOC_CONF`, in front of what the
- * environment already says, so that a user's own `narenas` still wins (jemalloc takes the last).
- * jemalloc reads the variable once, when DuckDB's library is loaded: this must run before the
- * engine is imported, and changes nothing after.
+ * DuckDB's documented `DUCKDB_JE_MALLOC_CONF` with ALLOCATOR_SETTINGS in front of what `given`
+ * says; `given` as it is when it sets the arenas itself (`narenas`, or `narenas_ratio`, which an
+ * explicit `narenas` would override).
  */
-export function settleAllocator(env: NodeJS.ProcessEnv = process.env): void {
+export function allocatorSettings(given: string | undefined): string {
+  if (!given) return ALLOCATOR_SETTINGS;
+  if (/(^|,)narenas(_ratio)?:/.test(given)) return given;
+  return `${ALLOCATOR_SETTINGS},${given}`;
+}
+
+/**
+ * Runs `load` (which loads DuckDB's library) with `allocatorSettings` in the environment, then
+ * puts the environment back as it was: jemalloc reads the variable once, when the library is
+ * loaded, and child processes and code that reads the environment later see the user's own.
+ * When the library is loaded already, `load` loads nothing and the setting changes nothing.
+ */
+export function withAllocatorSettings<T>(load: () => T, env: NodeJS.ProcessEnv = process.env): T {
   const given = env.DUCKDB_JE_MALLOC_CONF;
-  if (given === ALLOCATOR_SETTINGS || given?.startsWith(`${ALLOCATOR_SETTINGS},`)) return;
-  env.DUCKDB_JE_MALLOC_CONF = given ? `${ALLOCATOR_SETTINGS},${given}` : ALLOCATOR_SETTINGS;
+  env.DUCKDB_JE_MALLOC_CONF = allocatorSettings(given);
+  try {
+    return load();
+  } finally {
+    if (given === undefined) delete env.DUCKDB_JE_MALLOC_CONF;
+    else env.DUCKDB_JE_MALLOC_CONF = given;
+  }
 }

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { defineConnector, formatCount } from "@sqlload/core";
-import { settleAllocator } from "./duckdb-allocator.js";
+import { withAllocatorSettings } from "./duckdb-allocator.js";
 import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
 import {
   DEFAULT_MEMORY_LIMIT,
@@ -11,7 +11,8 @@ import {
 import { DUCKDB_DEFAULT_STORAGE_VERSION } from "./duckdb-storage-version.js";
 import { DEFAULT_TARGET_PATH, targetExists } from "./duckdb-target-path.js";
 
-const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+const require = createRequire(import.meta.url);
+const { version } = require("../package.json") as { version: string };
 
 export { DEFAULT_TARGET_PATH } from "./duckdb-target-path.js";
 
@@ -61,10 +62,10 @@ export default defineConnector({
   // The client is loaded on first open, with the engine (one copy of it, whose classes the
   // engine's pieces recognise): a run whose target is elsewhere and that reads no DuckDB file never
   // loads it.
-  // Opening a target first settles DuckDB's allocator for writing (duckdb-allocator.ts); a process
-  // that loads DuckDB to read first keeps DuckDB's own arenas, made for parallel scans.
+  // Where opening a target is what loads DuckDB's library, the library is loaded here first, with
+  // its allocator set for writing (duckdb-allocator.ts).
   target: async (context) => {
-    settleAllocator();
+    withAllocatorSettings(() => require("@duckdb/node-bindings"));
     return (await import("./engine.js")).openTarget(context);
   },
   source: async (context) => (await import("./engine.js")).openSource(context),
