@@ -10,7 +10,9 @@ const { DBSQLClient, DBSQLLogger, LogLevel } = databricks;
  * names its warehouse's CA (databricks-tls.ts). Every part of the driver that sends a request asks
  * the client for its connection provider (`IClientContext.getConnectionProvider`) and that for its
  * agent (`IConnectionProvider.getAgent`), the Thrift connection made in `connect` included, so the
- * agent is handed out there. `customCaCert` is still given, so that the driver's own agent would
+ * agent is handed out there. It has the driver's own settings for what DatabricksSession asks of
+ * it (no proxy, no client certificate, the default socket timeout), with the shared context instead
+ * of the certificates. `customCaCert` is still given, so that the driver's own agent would
  * trust the same certificates if it ever stopped asking; test/tls.integration.test.ts checks that
  * requests do go through this agent.
  */
@@ -37,6 +39,7 @@ export class Client extends DBSQLClient {
       await super.close();
     } finally {
       this.agent?.destroy();
+      this.agent = undefined;
     }
   }
 }
