@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import databricks from "@databricks/sql";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { trustedCertificates } from "./databricks-tls.js";
 
 // What the driver itself would trust for `customCaCert` (DBSQLClient's connection options, private
@@ -25,6 +25,7 @@ describe("trustedCertificates", () => {
     if (saved === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
     else process.env.NODE_EXTRA_CA_CERTS = saved;
   });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("are the driver's: Node's roots, then the CA", () => {
     delete process.env.NODE_EXTRA_CA_CERTS;
@@ -39,6 +40,5 @@ describe("trustedCertificates", () => {
     expect(trustedCertificates(CA)).toHaveLength(driverTrusts(CA).length);
     process.env.NODE_EXTRA_CA_CERTS = join(dir, "missing.pem");
     expect(trustedCertificates(CA)).toEqual(driverTrusts(CA));
-    rmSync(dir, { recursive: true, force: true });
   });
 });
