@@ -1,16 +1,22 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { mkdirSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { SqlloadError, Turns } from "@sqlload/core";
-import { DuckDBInstance } from "./duckdb-client.js";
+import { bindings, DuckDBInstance } from "./duckdb-client.js";
 import { quoteIdent, quoteString } from "./duckdb-dialect.js";
-import { duckdbDefaultLimit, RaisableLimit } from "./duckdb-memory-limit.js";
+import {
+  attachedInstanceOptions,
+  INSTANCE_OPTIONS,
+  recoversLog,
+  type TargetFileSettings,
+  targetFileOptions,
+} from "./duckdb-instance-options.js";
+import { begunWith, discardInstance, type InstanceStart, startInstance } from "./duckdb-instance-start.js";
+import { RaisableLimit } from "./duckdb-memory-limit.js";
 import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_MEMORY_LIMIT_BYTES,
   DEFAULT_ROW_GROUP_SIZE,
-  type MemorySettings,
   READ_BASE_BYTES,
 } from "./duckdb-memory-settings.js";
 import { ReadMemory } from "./duckdb-read-memory.js";
@@ -19,23 +25,6 @@ import { IN_MEMORY } from "./duckdb-target-path.js";
 import { leftoverSpills, removeLeftoverSpills } from "./duckdb-temporary-files.js";
 import { WriteMemory } from "./duckdb-write-memory.js";
 import { duckdbMessage, openError } from "./errors.js";
-
-/**
- * Extensions are never installed or loaded behind the user's back (the ones sqlload needs, json
- * and icu, are built in), and the extension folder points away from `~/.duckdb`, so opening a
- * database writes nothing outside the project.
- *
- * `write_buffer_row_group_count`: a bulk append holds this many row groups (122,880 rows each,
- * whatever their width) in memory before writing them out together; DuckDB's default of 5 held
- * about 600 MB for rows of 1 KB (peak RSS 1,026 MB against 605 MB with 1, for 600,000 such rows
- * appended in one transaction). One row group at a time bounds memory by a row group's bytes.
- */
-export const INSTANCE_OPTIONS: Readonly<Record<string, string>> = {
-  extension_directory: join(tmpdir(), "sqlload-duckdb-extensions"),
-  autoinstall_known_extensions: "false",
-  autoload_known_extensions: "false",
-  write_buffer_row_group_count: "1",
-};
 
 export type AccessMode = "read_write" | "read_only";
 
@@ -49,12 +38,6 @@ const TARGET_DEFAULTS: TargetFileSettings = {
   rowGroupSize: DEFAULT_ROW_GROUP_SIZE,
   raisable: true,
 };
-
-/** How a target's file is opened: what bounds its memory, and the storage format of a file it creates. */
-export interface TargetFileSettings extends MemorySettings {
-  /** DuckDB's `storage_compatibility_version`; absent: DuckDB's own. */
-  readonly storageVersion?: string | undefined;
-}
 
 /** One open DuckDB database, shared by every connector object of this process that names its file. */
 export interface DuckDBDatabase {
@@ -107,20 +90,19 @@ export async function openDatabase(
   mode: AccessMode,
   role: "source" | "target",
   fileSettings?: TargetFileSettings | SourceFileSettings,
+  started?: InstanceStart,
 ): Promise<DuckDBDatabase> {
-  const options: Record<string, string> = { ...INSTANCE_OPTIONS };
-  if (mode === "read_only") options.access_mode = "READ_ONLY";
   const settings: TargetFileSettings =
     role === "target" ? ((fileSettings as TargetFileSettings | undefined) ?? TARGET_DEFAULTS) : TARGET_DEFAULTS;
   const limited = role === "target" && path !== IN_MEMORY;
-  if (limited) options.memory_limit = settings.memoryLimit;
+  const options: Record<string, string> = limited ? targetFileOptions(settings) : { ...INSTANCE_OPTIONS };
+  if (mode === "read_only") options.access_mode = "READ_ONLY";
   const readLimit = role === "source" ? (fileSettings as SourceFileSettings | undefined)?.memoryLimit : undefined;
   const reading = role === "source" && path !== IN_MEMORY;
   if (reading) options.memory_limit = readLimit ?? `${READ_BASE_BYTES / 1e6}MB`;
-  // DuckDB applies it to files it creates, the attached one too, and leaves an existing file's format as it is.
-  if (limited && settings.storageVersion) options.storage_compatibility_version = settings.storageVersion;
   const rowGroupSize = limited ? settings.rowGroupSize : undefined;
   if (path === IN_MEMORY) {
+    if (started) discardInstance(bindings, started);
     const shared = await createShared(IN_MEMORY, mode, role, options);
     return handle(IN_MEMORY, shared, () => shared.instance.closeSync());
   }
@@ -128,7 +110,7 @@ export async function openDatabase(
   let pending = open.get(file);
   if (!pending) {
     const raisable = limited && settings.raisable && mode === "read_write";
-    pending = createShared(file, mode, role, options, rowGroupSize, raisable);
+    pending = createShared(file, mode, role, options, rowGroupSize, raisable, started);
     if (raisable) {
       pending = pending.then((shared) => {
         shared.writeMemory = new WriteMemory(DEFAULT_MEMORY_LIMIT_BYTES, (bytes) => setMemoryLimit(shared, bytes));
@@ -142,6 +124,8 @@ export async function openDatabase(
     }
     open.set(file, pending);
     pending.catch(() => open.delete(file));
+  } else if (started) {
+    discardInstance(bindings, started);
   }
   const shared = await pending;
   if (mode === "read_write" && shared.mode === "read_only") {
@@ -165,19 +149,28 @@ async function createShared(
   options: Readonly<Record<string, string>>,
   rowGroupSize?: number,
   raisable = false,
+  started?: InstanceStart,
 ): Promise<Shared> {
+  // Only an attach takes a begun instance; until it does, this closes it on a failure.
+  let begun = rowGroupSize !== undefined ? started : undefined;
+  if (started && !begun) discardInstance(bindings, started);
   try {
     const writing = mode === "read_write" && file !== IN_MEMORY;
     if (writing) mkdirSync(dirname(file), { recursive: true });
     // The temporary folder is DuckDB's default for a file, and the one `attach` names.
     const spills = writing ? leftoverSpills(`${file}.tmp`) : [];
-    const shared =
-      rowGroupSize !== undefined
-        ? await attach(file, mode, options, rowGroupSize, raisable)
-        : { instance: await DuckDBInstance.create(file, options), mode, users: 0, turns: new Turns() };
+    let shared: Shared;
+    if (rowGroupSize !== undefined) {
+      const taken = begun;
+      begun = undefined;
+      shared = await attach(file, mode, options, rowGroupSize, raisable, taken);
+    } else {
+      shared = { instance: await DuckDBInstance.create(file, options), mode, users: 0, turns: new Turns() };
+    }
     if (writing) removeLeftoverSpills(`${file}.tmp`, spills);
     return shared;
   } catch (error) {
+    if (begun) discardInstance(bindings, begun);
     const version = options.storage_compatibility_version;
     // The one setting DuckDB checks that sqlload cannot: whether this DuckDB knows the version.
     if (version && /failed to set config/i.test(duckdbMessage(error))) throw notAVersion(version, duckdbMessage(error));
@@ -195,6 +188,9 @@ async function createShared(
  * attached, when its limit is `raisable`, under DuckDB's own default limit and checkpointed before
  * the limit goes back: the log may hold long values the replay cannot spill and the checkpoint
  * must read back (duckdb-write-memory.ts), and under 256 MB every later run failed to checkpoint them.
+ *
+ * The in-memory instance is `started`'s when that was begun with the same options (the
+ * connector's entry begins one while the client loads: duckdb-instance-start.ts), else a new one.
  */
 async function attach(
   file: string,
@@ -202,13 +198,16 @@ async function attach(
   options: Readonly<Record<string, string>>,
   rowGroupSize: number,
   raisable: boolean,
+  started?: InstanceStart,
 ): Promise<Shared> {
-  const recover = raisable && existsSync(`${file}.wal`);
-  const instance = await DuckDBInstance.create(IN_MEMORY, {
-    ...options,
-    temp_directory: `${file}.tmp`,
-    ...(recover ? { memory_limit: `${Math.floor(duckdbDefaultLimit() / 1e6)}MB` } : {}),
-  });
+  const recover = recoversLog(file, raisable);
+  const wanted = attachedInstanceOptions(options, file, recover);
+  let start = started;
+  if (start && !begunWith(start, wanted)) {
+    discardInstance(bindings, start);
+    start = undefined;
+  }
+  const instance = new DuckDBInstance(await (start ?? startInstance(bindings, wanted)).database);
   const catalog = catalogName(file);
   try {
     const connection = await instance.connect();

@@ -1,5 +1,8 @@
 import { type ConnectorContext, SqlloadError } from "@sqlload/core";
+import { bindings } from "./duckdb-client.js";
 import { type DuckDBDatabase, openDatabase } from "./duckdb-database.js";
+import type { TargetFileSettings } from "./duckdb-instance-options.js";
+import { discardInstance, type InstanceStart } from "./duckdb-instance-start.js";
 import { memorySettings, sourceMemoryLimit } from "./duckdb-memory-settings.js";
 import { DuckDBSource } from "./duckdb-source.js";
 import { storageVersion } from "./duckdb-storage-version.js";
@@ -9,12 +12,23 @@ import { targetPath } from "./duckdb-target-path.js";
 // Everything that loads the DuckDB client starts here: the connector imports this file only when
 // it opens a database, so a command that never opens one never loads DuckDB's native library.
 
-/** Returns once the file has begun opening: the target's `connect()` waits for the rest. */
-export async function openTarget(context: ConnectorContext): Promise<DuckDBTarget> {
-  const path = targetPath(context.options);
+/**
+ * Returns once the file has begun opening: the target's `connect()` waits for the rest. `started`:
+ * the in-memory instance the connector's entry began for the file (`startTargetInstance`), used
+ * when it was begun as this open would begin it, closed otherwise.
+ */
+export async function openTarget(context: ConnectorContext, started?: InstanceStart): Promise<DuckDBTarget> {
+  let path: string;
+  let settings: TargetFileSettings;
+  try {
+    path = targetPath(context.options);
+    settings = { ...memorySettings(context.options), storageVersion: storageVersion(context.options.storage_version) };
+  } catch (error) {
+    if (started) discardInstance(bindings, started);
+    throw error;
+  }
   const native = context.options.native_file_reads !== false;
-  const settings = { ...memorySettings(context.options), storageVersion: storageVersion(context.options.storage_version) };
-  return DuckDBTarget.opening(openDatabase(path, context.projectDir, "read_write", "target", settings), native);
+  return DuckDBTarget.opening(openDatabase(path, context.projectDir, "read_write", "target", settings, started), native);
 }
 
 export async function openSource(context: ConnectorContext): Promise<DuckDBSource> {

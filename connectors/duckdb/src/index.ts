@@ -1,7 +1,9 @@
 import { createRequire } from "node:module";
+import type duckdb from "@duckdb/node-bindings";
 import { defineConnector, formatCount } from "@sqlload/core";
 import { withAllocatorSettings } from "./duckdb-allocator.js";
 import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
+import { startTargetInstance } from "./duckdb-instance-start.js";
 import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_ROW_GROUP_SIZE,
@@ -63,10 +65,12 @@ export default defineConnector({
   // engine's pieces recognise): a run whose target is elsewhere and that reads no DuckDB file never
   // loads it.
   // Where opening a target is what loads DuckDB's library, the library is loaded here first, with
-  // its allocator set for writing (duckdb-allocator.ts).
+  // its allocator set for writing (duckdb-allocator.ts). DuckDB then creates the instance the file
+  // is attached to on a thread of its own while this one loads the client (duckdb-instance-start.ts).
   target: async (context) => {
-    withAllocatorSettings(() => require("@duckdb/node-bindings"));
-    return (await import("./engine.js")).openTarget(context);
+    const bindings = withAllocatorSettings(() => require("@duckdb/node-bindings") as typeof duckdb);
+    const started = startTargetInstance(bindings, context);
+    return (await import("./engine.js")).openTarget(context, started);
   },
   source: async (context) => (await import("./engine.js")).openSource(context),
 });

@@ -59,3 +59,49 @@ it.skipIf(!jemalloc)("gives DuckDB's allocator one arena when a target loads it,
   expect(theirs.status, theirs.stderr).toBe(0);
   expect(`${theirs.stdout}${theirs.stderr}`).toMatch(/opt\.narenas: 3\b/);
 });
+
+it("begins DuckDB's instance before the client loads, attaches the file to it, and closes one begun otherwise", () => {
+  // DuckDB's native functions cannot be wrapped in place; the module's cached exports are replaced
+  // before anything loads it, so the connector and the client count their instances through these.
+  const script = `
+    import { createRequire } from "node:module";
+    const require = createRequire(${JSON.stringify(dist)});
+    const path = require.resolve("@duckdb/node-bindings");
+    const native = require(path);
+    const counts = { opened: 0, closed: 0 };
+    const counting = Object.create(native, {
+      open: { value: (...args) => (counts.opened++, native.open(...args)) },
+      close_sync: { value: (db) => (counts.closed++, native.close_sync(db)) },
+    });
+    require.cache[path].exports = counting;
+    const { default: duckdb } = await import(${JSON.stringify(dist)});
+    const context = { options: { path: "begun.duckdb" }, projectDir: ${JSON.stringify(dir)} };
+    const pending = duckdb.target(context);
+    const begunAtOnce = counts.opened;
+    const target = await pending;
+    await target.connect();
+    const described = await target.describeTable({ schema: "raw", name: "none" });
+    const attached = counts.opened;
+    await target.close();
+    const closed = counts.closed;
+    // One begun with other options (a write-ahead log that appeared meanwhile, say) is closed, not used.
+    const { openTarget } = await import(${JSON.stringify(dist.replace(/index\.js$/, "engine.js"))});
+    const other = { options: { memory_limit: "100MB" }, database: counting.open(":memory:") };
+    const again = await openTarget(context, other);
+    await again.connect();
+    await new Promise((resolve) => setImmediate(resolve));
+    const discarded = counts.closed - closed;
+    await again.close();
+    console.log(JSON.stringify({ begunAtOnce, described, attached, closed, opened: counts.opened, discarded, finally: counts.closed }));
+  `;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  expect(JSON.parse(out)).toEqual({
+    begunAtOnce: 1,
+    described: null,
+    attached: 1,
+    closed: 1,
+    opened: 3,
+    discarded: 1,
+    finally: 3,
+  });
+});
