@@ -121,6 +121,16 @@ const common = {
   },
 };
 
+// The files loaded through the code cache are written in ASCII, without comments: V8 keeps a script's
+// text at two bytes a character when any character lies beyond ASCII (a dash in a comment was
+// enough), and copies it on the way, so a no-op load touched some 1,800 more pages of fresh memory
+// for them (bench/README.md, "Issue 15, 2026-12-07 19:07 UTC on"). Nothing else of the code changes:
+// no compression, no renaming, the whitespace kept; strings and regular expressions are escaped.
+const ascii = {
+  minify: { compress: false, mangle: false, codegen: { removeWhitespace: false, asciiOnly: true } },
+  comments: false,
+};
+
 // Only declarations (and their maps) stay from tsc; every JavaScript file is the bundle's.
 const removeJs = (dir) => {
   for (const name of readdirSync(dir)) {
@@ -146,6 +156,7 @@ for (const name of cached ? [] : inline) {
     format: "cjs",
     exports: "auto",
     codeSplitting: false,
+    ...ascii,
   });
   await build.close();
   for (const chunk of output) if (chunk.type === "chunk") vendorModules.push(...chunk.moduleIds);
@@ -220,7 +231,7 @@ if (cached) {
         return true;
       },
     });
-    const { output } = await build.write({ file, format: "cjs", exports: "named", codeSplitting: false });
+    const { output } = await build.write({ file, format: "cjs", exports: "named", codeSplitting: false, ...ascii });
     await build.close();
     const [entry] = output.filter((chunk) => chunk.type === "chunk");
     // An entry may reach another only by `import()`: a static import would load it with this one,
