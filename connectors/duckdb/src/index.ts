@@ -3,7 +3,7 @@ import type duckdb from "@duckdb/node-bindings";
 import { defineConnector, formatCount } from "@sqlload/core";
 import { withAllocatorSettings } from "./duckdb-allocator.js";
 import { duckdbTargetCapabilities } from "./duckdb-capabilities.js";
-import { startTargetInstance } from "./duckdb-instance-start.js";
+import { discardInstance, startTargetInstance } from "./duckdb-instance-start.js";
 import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_ROW_GROUP_SIZE,
@@ -70,7 +70,14 @@ export default defineConnector({
   target: async (context) => {
     const bindings = withAllocatorSettings(() => require("@duckdb/node-bindings") as typeof duckdb);
     const started = startTargetInstance(bindings, context);
-    return (await import("./engine.js")).openTarget(context, started);
+    let engine: typeof import("./engine.js");
+    try {
+      engine = await import("./engine.js");
+    } catch (error) {
+      if (started) discardInstance(bindings, started);
+      throw error;
+    }
+    return engine.openTarget(context, started);
   },
   source: async (context) => (await import("./engine.js")).openSource(context),
 });

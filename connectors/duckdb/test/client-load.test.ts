@@ -64,6 +64,7 @@ it("begins DuckDB's instance before the client loads, attaches the file to it, a
   // DuckDB's native functions cannot be wrapped in place; the module's cached exports are replaced
   // before anything loads it, so the connector and the client count their instances through these.
   const script = `
+    import { writeFileSync } from "node:fs";
     import { createRequire } from "node:module";
     const require = createRequire(${JSON.stringify(dist)});
     const path = require.resolve("@duckdb/node-bindings");
@@ -82,26 +83,41 @@ it("begins DuckDB's instance before the client loads, attaches the file to it, a
     await target.connect();
     const described = await target.describeTable({ schema: "raw", name: "none" });
     const attached = counts.opened;
+    // A second target on the file this process has open shares it: the instance it began is closed unused.
+    const second = await duckdb.target(context);
+    await second.connect();
+    for (let i = 0; i < 200 && counts.closed === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const shared = { opened: counts.opened, closed: counts.closed };
+    await second.close();
     await target.close();
     const closed = counts.closed;
+    // A file with a write-ahead log is attached under DuckDB's own limit: begun so too, and taken.
+    writeFileSync(${JSON.stringify(dir)} + "/logged.duckdb.wal", "");
+    const logged = await duckdb.target({ options: { path: "logged.duckdb" }, projectDir: ${JSON.stringify(dir)} });
+    await logged.connect();
+    const recovered = counts.opened - shared.opened;
+    await logged.close();
     // One begun with other options (a write-ahead log that appeared meanwhile, say) is closed, not used.
     const { openTarget } = await import(${JSON.stringify(dist.replace(/index\.js$/, "engine.js"))});
+    const before = counts.closed;
     const other = { options: { memory_limit: "100MB" }, database: counting.open(":memory:") };
     const again = await openTarget(context, other);
     await again.connect();
     await new Promise((resolve) => setImmediate(resolve));
-    const discarded = counts.closed - closed;
+    const discarded = counts.closed - before;
     await again.close();
-    console.log(JSON.stringify({ begunAtOnce, described, attached, closed, opened: counts.opened, discarded, finally: counts.closed }));
+    console.log(JSON.stringify({ begunAtOnce, described, attached, shared, closed, recovered, opened: counts.opened, discarded, finally: counts.closed }));
   `;
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
   expect(JSON.parse(out)).toEqual({
     begunAtOnce: 1,
     described: null,
     attached: 1,
-    closed: 1,
-    opened: 3,
+    shared: { opened: 2, closed: 1 },
+    closed: 2,
+    recovered: 1,
+    opened: 5,
     discarded: 1,
-    finally: 3,
+    finally: 5,
   });
 });

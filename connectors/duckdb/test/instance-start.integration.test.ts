@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bindings } from "../src/duckdb-client.js";
 import { openDatabase } from "../src/duckdb-database.js";
-import { attachedInstanceOptions, targetFileOptions } from "../src/duckdb-instance-options.js";
+import { attachedInstanceOptions, INSTANCE_OPTIONS, targetFileOptions } from "../src/duckdb-instance-options.js";
 import { begunWith, startInstance, startTargetInstance } from "../src/duckdb-instance-start.js";
+import { duckdbDefaultLimit } from "../src/duckdb-memory-limit.js";
 import { memorySettings } from "../src/duckdb-memory-settings.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sqlload-duckdb-start-"));
@@ -51,14 +52,24 @@ describe("startTargetInstance", () => {
     ).toBeUndefined();
   });
 
-  it("begins the instance with the options the attach computes, a log's recovery included", async () => {
+  it("begins the instance with the options the attach uses, DuckDB's own limit where a log is recovered", async () => {
     const context = { options: { path: "same.duckdb", memory_limit: "300MB", row_group_size: 16_384 }, projectDir: dir };
     const begun = startTargetInstance(bindings, context);
     if (!begun) throw new Error("not begun");
-    const expected = attachedInstanceOptions(targetFileOptions(settingsOf(context.options)), join(dir, "same.duckdb"), false);
+    const expected = { ...INSTANCE_OPTIONS, memory_limit: "300MB", temp_directory: `${join(dir, "same.duckdb")}.tmp` };
+    expect(begun.options).toEqual(expected);
     expect(begunWith(begun, expected)).toBe(true);
     expect(begunWith(begun, { ...expected, threads: "1" })).toBe(false);
     expect(begunWith(begun, { ...expected, memory_limit: "301MB" })).toBe(false);
     bindings.close_sync(await begun.database);
+    // A log to recover, under the default limit (a limit the target sets is kept even then).
+    writeFileSync(join(dir, "logged.duckdb.wal"), "");
+    const logged = startTargetInstance(bindings, { options: { path: "logged.duckdb" }, projectDir: dir });
+    if (!logged) throw new Error("not begun");
+    expect(logged.options.memory_limit).toBe(`${Math.floor(duckdbDefaultLimit() / 1e6)}MB`);
+    bindings.close_sync(await logged.database);
+    const kept = startTargetInstance(bindings, { options: { path: "logged.duckdb", memory_limit: "300MB" }, projectDir: dir });
+    expect(kept?.options.memory_limit).toBe("300MB");
+    if (kept) bindings.close_sync(await kept.database);
   });
 });
