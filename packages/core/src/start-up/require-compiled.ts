@@ -115,7 +115,13 @@ const WRAPPER_END = "\n})";
 function readWrapped(filename: string): { source: string; content: Buffer } {
   const fd = openSync(filename, "r");
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      // A size it cannot tell (a pipe, a device): read to its end.
+      const content = readFileSync(fd);
+      return { source: `${WRAPPER_START}${content.toString("utf8")}${WRAPPER_END}`, content };
+    }
+    const size = stat.size;
     const start = Buffer.byteLength(WRAPPER_START);
     const buffer = Buffer.allocUnsafe(start + size + WRAPPER_END.length);
     buffer.write(WRAPPER_START, 0, "utf8");
