@@ -1,8 +1,10 @@
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ConnectorContext } from "@sqlload/core";
 import { duckdbDefaultLimit } from "./duckdb-memory-limit.js";
-import type { MemorySettings } from "./duckdb-memory-settings.js";
+import { type MemorySettings, memorySettings } from "./duckdb-memory-settings.js";
+import { storageVersion } from "./duckdb-storage-version.js";
 
 // The options a DuckDB instance is created with. Nothing here loads the DuckDB client: the
 // connector's entry computes a target's options before the client has loaded (duckdb-instance-start.ts).
@@ -28,6 +30,11 @@ export const INSTANCE_OPTIONS: Readonly<Record<string, string>> = {
 export interface TargetFileSettings extends MemorySettings {
   /** DuckDB's `storage_compatibility_version`; absent: DuckDB's own. */
   readonly storageVersion?: string | undefined;
+}
+
+/** The target's settings as it gives them (`memory_limit`, `row_group_size`, `storage_version`), refused when DuckDB would not take them. */
+export function targetFileSettings(options: ConnectorContext["options"]): TargetFileSettings {
+  return { ...memorySettings(options), storageVersion: storageVersion(options.storage_version) };
 }
 
 /** A target file's options before it is attached: its memory limit, and the format of a file it creates. */

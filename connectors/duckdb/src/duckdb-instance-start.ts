@@ -1,9 +1,7 @@
 import { resolve } from "node:path";
 import type duckdb from "@duckdb/node-bindings";
 import type { ConnectorContext } from "@sqlload/core";
-import { attachedInstanceOptions, recoversLog, targetFileOptions } from "./duckdb-instance-options.js";
-import { memorySettings } from "./duckdb-memory-settings.js";
-import { storageVersion } from "./duckdb-storage-version.js";
+import { attachedInstanceOptions, recoversLog, targetFileOptions, targetFileSettings } from "./duckdb-instance-options.js";
 import { IN_MEMORY, targetPath } from "./duckdb-target-path.js";
 
 // Nothing here loads the DuckDB client's JavaScript: only its native layer, which the caller has loaded.
@@ -60,7 +58,7 @@ export function startTargetInstance(bindings: Bindings, context: ConnectorContex
     const path = targetPath(context.options);
     if (path === IN_MEMORY) return undefined;
     const file = resolve(context.projectDir, path);
-    const settings = { ...memorySettings(context.options), storageVersion: storageVersion(context.options.storage_version) };
+    const settings = targetFileSettings(context.options);
     const options = attachedInstanceOptions(targetFileOptions(settings), file, recoversLog(file, settings.raisable));
     return startInstance(bindings, options);
   } catch {

@@ -1,11 +1,10 @@
 import { type ConnectorContext, SqlloadError } from "@sqlload/core";
 import { bindings } from "./duckdb-client.js";
 import { type DuckDBDatabase, openDatabase } from "./duckdb-database.js";
-import type { TargetFileSettings } from "./duckdb-instance-options.js";
+import { type TargetFileSettings, targetFileSettings } from "./duckdb-instance-options.js";
 import { discardInstance, type InstanceStart } from "./duckdb-instance-start.js";
-import { memorySettings, sourceMemoryLimit } from "./duckdb-memory-settings.js";
+import { sourceMemoryLimit } from "./duckdb-memory-settings.js";
 import { DuckDBSource } from "./duckdb-source.js";
-import { storageVersion } from "./duckdb-storage-version.js";
 import { DuckDBTarget } from "./duckdb-target.js";
 import { targetPath } from "./duckdb-target-path.js";
 
@@ -22,7 +21,7 @@ export async function openTarget(context: ConnectorContext, started?: InstanceSt
   let settings: TargetFileSettings;
   try {
     path = targetPath(context.options);
-    settings = { ...memorySettings(context.options), storageVersion: storageVersion(context.options.storage_version) };
+    settings = targetFileSettings(context.options);
   } catch (error) {
     if (started) discardInstance(bindings, started);
     throw error;

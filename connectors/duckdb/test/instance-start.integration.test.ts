@@ -4,15 +4,19 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bindings } from "../src/duckdb-client.js";
 import { openDatabase } from "../src/duckdb-database.js";
-import { attachedInstanceOptions, INSTANCE_OPTIONS, targetFileOptions } from "../src/duckdb-instance-options.js";
+import {
+  attachedInstanceOptions,
+  INSTANCE_OPTIONS,
+  targetFileOptions,
+  targetFileSettings,
+} from "../src/duckdb-instance-options.js";
 import { begunWith, startInstance, startTargetInstance } from "../src/duckdb-instance-start.js";
 import { duckdbDefaultLimit } from "../src/duckdb-memory-limit.js";
-import { memorySettings } from "../src/duckdb-memory-settings.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sqlload-duckdb-start-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const settingsOf = (options: Record<string, unknown>) => ({ ...memorySettings(options), storageVersion: undefined });
+const settingsOf = targetFileSettings;
 
 describe("the instance a target's file is attached to", () => {
   it("is made again with the file's own options when the begun one differs", async () => {
