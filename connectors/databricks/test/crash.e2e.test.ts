@@ -73,11 +73,11 @@ describe.runIf(built)("crash safety of the Databricks target (built CLI, emulate
   }
 
   /** Starts `load`, waits until the `nth` request matching `shape` arrives (held), and SIGKILLs the CLI. */
-  async function killAt(p: DatabricksProject, shape: string, nth: number): Promise<void> {
+  async function killAt(p: DatabricksProject, shape: string, nth: number, flags: readonly string[] = []): Promise<void> {
     const failures = warehouse.emulator.failures;
     let seen = 0;
     const arrived = failures.holdNext((r) => requestMatching({ shape })(r) && ++seen === nth);
-    const child = p.start(["load"]);
+    const child = p.start(["load", ...flags]);
     let output = "";
     child.stdout?.on("data", (d) => (output += d));
     child.stderr?.on("data", (d) => (output += d));
@@ -102,11 +102,18 @@ describe.runIf(built)("crash safety of the Databricks target (built CLI, emulate
     expect(await targetRows()).toEqual(expected);
   }, 240_000);
 
-  it("data-then-log: killed during a window's REPLACE WHERE, nothing of it lands and the rerun ends exact", async () => {
+  it("data-then-log: killed during a window's data statement, nothing of it lands and the rerun ends exact", async () => {
     const { p, expected } = await setUp("none");
-    await killAt(p, "replace_where", 2);
+    // A new table holds no rows in any window: each inserts its build's rows, with no REPLACE WHERE.
+    await killAt(p, "insert_select", 2);
     expect((await targetRows()).length).toBe(1000);
     await p.ok("load");
+    expect(await targetRows()).toEqual(expected);
+    // Read again from the start, every window replaces its rows: killed in the second REPLACE WHERE,
+    // the first window's rows are replaced and the second's are all still there.
+    await killAt(p, "replace_where", 2, ["--start-cursor", "2026-01-01"]);
+    expect(await targetRows()).toEqual(expected);
+    await p.ok("load", "--start-cursor", "2026-01-01");
     expect(await targetRows()).toEqual(expected);
   }, 240_000);
 

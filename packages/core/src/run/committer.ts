@@ -15,6 +15,7 @@ import { DuplicateKeyCheck } from "./key-check.js";
 import type { LoggedStart } from "./prepare-table.js";
 import type { BatchFilter, KeptBatch, ReadPosition } from "./read-items.js";
 import { replacesWithRecord, replaceWithRecordError } from "./replace-with-record.js";
+import { TargetExtent } from "./target-extent.js";
 
 export interface CommitterArgs {
   readonly plan: TablePlan;
@@ -58,6 +59,8 @@ export class Committer {
   private committedState: string | undefined;
   private columns: readonly Column[] | undefined;
   private ensured = false;
+  /** How high the table's cursor may reach: a range above it holds nothing to delete. */
+  private readonly extent: TargetExtent;
   private readonly keyCheck: DuplicateKeyCheck | undefined;
   /** A rebuild that replaces the rows in the live table, with its record, instead of swapping (see replacesWithRecord). */
   private readonly recordWithData: boolean;
@@ -67,6 +70,7 @@ export class Committer {
     this.columns = args.sourceColumns;
     this.committedPosition = args.position.value;
     const { plan } = args;
+    this.extent = new TargetExtent(plan.targetMax);
     this.keyCheck = plan.strategy === "merge" && plan.primaryKey ? new DuplicateKeyCheck(plan.primaryKey, args.table) : undefined;
     this.recordWithData = replacesWithRecord(plan, args.schedule, args.target.capabilities, args.logged);
   }
@@ -83,7 +87,8 @@ export class Committer {
   /**
    * Begins a unit, first making sure the target table exists when its columns are known (from
    * the source, the first batch's schema, or the target). `replacing` is the range a unit for a
-   * new pass replaces under `delete_insert`; units continuing a pass replace nothing.
+   * new pass replaces under `delete_insert`, deleted unless the table cannot hold rows in it
+   * (TargetExtent); units continuing a pass replace nothing.
    */
   async begin(
     firstSchema: readonly Column[] | undefined,
@@ -108,7 +113,12 @@ export class Committer {
       }),
     );
     this.unit = unit;
-    if (replacing && schedule.deletesRange && this.ensured) {
+    if (
+      replacing &&
+      schedule.deletesRange &&
+      this.ensured &&
+      this.extent.mayHoldRowsIn(replacing.range, replacing.includeNulls)
+    ) {
       await this.onTarget("deleting the range read from", () =>
         unit.deleteRange(replacing.range, { includeNulls: replacing.includeNulls }),
       );
@@ -155,6 +165,7 @@ export class Committer {
     const { batch } = kept;
     this.keyCheck?.check(batch);
     this.args.position.advance(kept.max);
+    this.extent.wrote(kept.max);
     const unit = this.unit;
     if (!unit) throw new SqlloadError("SL900", `no commit unit open for ${this.args.table}`);
     await this.onTarget("writing", () => unit.write(batch));
@@ -175,6 +186,7 @@ export class Committer {
     const names = (filter.columnsOf(this.columns ?? this.args.targetColumns) ?? []).map((c) => c.name);
     const written = await this.onTarget("writing", () => ingestFiles(scan, names));
     this.args.position.advance(written.max);
+    this.extent.wrote(written.max);
     this.wrote(written.rows);
   }
 

@@ -307,6 +307,26 @@ describe("runTable: windows", () => {
     expect(ends(target)).toEqual(["10", "40", "50"]);
   });
 
+  it("deletes no window above the table's maximum: none of a new table's, and on a later run only those at or below it", async () => {
+    const target = new MemoryTarget();
+    const rows = source(rowsAt(1, 12, 25, 38, 41));
+    await runMemoryTable(rows, target, { ...windowed, cursorEnd: "20" });
+    expect(target.deleted).toEqual([]);
+    expect(landed(target)).toEqual([1, 12]);
+    // From 10 again: the maximum (12) lies in the first window only, whose rows are replaced once.
+    const again = await runMemoryTable(rows, target, windowed, { runId: "run-2", flags: { startCursor: "10" } });
+    expect(again.result).toMatchObject({ status: "loaded", rows: 4, windows: 4 });
+    expect(
+      target.deleted.map((d) => [d.range.from && cursorToString(d.range.from), d.range.to && cursorToString(d.range.to)]),
+    ).toEqual([["10", "20"]]);
+    expect(landed(target)).toEqual([1, 12, 25, 38, 41]);
+    // From 30: the maximum (41) lies in the last window, so each window is deleted before its rows land.
+    const over = await runMemoryTable(rows, target, windowed, { runId: "run-3", flags: { startCursor: "30" } });
+    expect(over.result).toMatchObject({ status: "loaded", rows: 2 });
+    expect(target.deleted.slice(1).map((d) => d.range.from && cursorToString(d.range.from))).toEqual(["30", "40"]);
+    expect(landed(target)).toEqual([1, 12, 25, 38, 41]);
+  });
+
   it("moves at most max_windows_per_run windows a run, and resumes at the logged window end", async () => {
     const target = new MemoryTarget();
     const rows = source(rowsAt(5, 15, 25));

@@ -67,6 +67,8 @@ export class MemoryTarget implements TargetConnection {
   swapReloadBuild?: (ref: TargetTableRef, row: RunLogRow) => Promise<void>;
   dropReloadBuild?: (ref: TargetTableRef) => Promise<void>;
   failures: InjectedFailure[] = [];
+  /** Every range a unit was asked to delete, in order. */
+  readonly deleted: { readonly range: CursorRange; readonly includeNulls: boolean }[] = [];
   /** How many rows each `readRunLog` returned. */
   readonly runLogReads: number[] = [];
 
@@ -161,6 +163,7 @@ export class MemoryTarget implements TargetConnection {
       deleteRange: async (range, opts) => {
         live();
         changes.deletes.push({ range, includeNulls: opts?.includeNulls === true });
+        this.deleted.push({ range, includeNulls: opts?.includeNulls === true });
       },
       write: async (batch) => {
         live();
