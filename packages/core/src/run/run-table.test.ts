@@ -327,6 +327,67 @@ describe("runTable: windows", () => {
     expect(landed(target)).toEqual([1, 12, 25, 38, 41]);
   });
 
+  it("reads the next window while the one before commits, and begins its unit only once that commit settled", async () => {
+    const target = new MemoryTarget();
+    const rows = source(rowsAt(5, 15, 25));
+    const log: string[] = [];
+    const begin = target.begin.bind(target);
+    target.begin = async (ref, options) => {
+      const unit = await begin(ref, options);
+      log.push(`begin ${rows.reads.length}`);
+      return {
+        ...unit,
+        commit: async () => {
+          log.push(`commit ${rows.reads.length}`);
+          // Slow enough for the next read to start meanwhile.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          await unit.commit();
+          log.push(`committed ${rows.reads.length}`);
+        },
+      };
+    };
+    const run = await runMemoryTable(rows, target, { ...windowed, cursorEnd: "30" });
+    expect(run.result).toMatchObject({ status: "loaded", rows: 3, windows: 3 });
+    // `begin n`: n windows' reads had started. Each window after the first was being read by the
+    // time the one before committed, and its unit began only after that commit.
+    expect(log).toEqual([
+      "begin 1",
+      "commit 2",
+      "committed 2",
+      "begin 2",
+      "commit 3",
+      "committed 3",
+      "begin 3",
+      "commit 3",
+      "committed 3",
+    ]);
+    expect(landed(target)).toEqual([5, 15, 25]);
+    expect(ends(target)).toEqual(["10", "20", "30"]);
+  });
+
+  it("closes the read begun during a commit that fails, and reports the commit's failure", async () => {
+    const all = source(rowsAt(5, 15, 25, 35, 45));
+    const reader = await all.openTable();
+    let closed = 0;
+    const rows = source(rowsAt(5, 15, 25, 35, 45), {
+      script: async function* (request) {
+        try {
+          yield* reader.read(request);
+        } finally {
+          closed++;
+        }
+      },
+    });
+    const target = new MemoryTarget();
+    target.failures = [{ op: "commit", nth: 2, error: new SqlloadError("SL305", "the warehouse went away") }];
+    const failed = await runMemoryTable(rows, target, windowed);
+    expect(failed.result).toMatchObject({ status: "failed", rows: 1, windows: 1 });
+    expect(failed.result.error?.message).toContain("the warehouse went away");
+    expect(rows.reads.map((r) => r.window?.index)).toEqual([0, 1, 2]);
+    expect(closed).toBe(3);
+    expect(landed(target)).toEqual([5]);
+  });
+
   it("moves at most max_windows_per_run windows a run, and resumes at the logged window end", async () => {
     const target = new MemoryTarget();
     const rows = source(rowsAt(5, 15, 25));
@@ -386,9 +447,11 @@ describe("runTable: windows", () => {
     expect(failed.result.error?.code).toBe("SL305");
     expect(landed(target)).toEqual([5, 15]);
     target.failures = [];
+    // The fourth window's read had begun while the third committed; nothing of it was written.
+    expect(rows.reads.map((r) => r.window?.index)).toEqual([0, 1, 2, 3]);
     const again = await runMemoryTable(rows, target, windowed, { runId: "run-2" });
     expect(again.result).toMatchObject({ status: "loaded", rows: 3, caughtUp: true });
-    expect(rows.reads.slice(3).map((r) => r.window?.index)).toEqual([0, 1, 2]);
+    expect(rows.reads.slice(4).map((r) => r.window?.index)).toEqual([0, 1, 2]);
     expect(landed(target)).toEqual([5, 15, 25, 35, 45]);
   });
 

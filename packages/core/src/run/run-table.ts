@@ -184,21 +184,40 @@ async function loadAll(load: TableLoad, reader: SourceTableReader): Promise<bool
   }
   const { windows, perRun } = steps;
   const lookups = load.args.source.capabilities.firstCursorLookup;
-  for (let walk = startOfWalk; ; ) {
-    throwIfAborted(load);
-    const from = lookupFrom(windows, walk);
-    // Asked of the source, so a bounded run always moves data when any is left.
-    const firstRow = lookups && from ? await reader.firstCursorAtOrAfter!(from) : undefined;
-    const step = nextWindow(windows, perRun, walk, firstRow);
-    if (step.kind === "stop") return step.caughtUp;
-    if (step.kind === "empty-to-end") {
-      await committer.begin(undefined, { range: step.range, includeNulls: false });
-      await committer.commit({ range: step.range, ref: overWholeReload(load.args.plan, step.window) });
-      return true;
+  // A window's commit (the target taking in the rows still on their way, its run-log record, the
+  // commit itself) runs while the next window's read starts: the source is idle by then. Every way
+  // out of the loop waits for it first, so a failure never leaves a commit running behind it.
+  let committing: Promise<void> | undefined;
+  try {
+    for (let walk = startOfWalk; ; ) {
+      throwIfAborted(load);
+      const from = lookupFrom(windows, walk);
+      // Asked of the source, so a bounded run always moves data when any is left.
+      const firstRow = lookups && from ? await reader.firstCursorAtOrAfter!(from) : undefined;
+      const step = nextWindow(windows, perRun, walk, firstRow);
+      if (step.kind === "stop" || step.kind === "empty-to-end") {
+        await committing;
+        committing = undefined;
+      }
+      if (step.kind === "stop") return step.caughtUp;
+      if (step.kind === "empty-to-end") {
+        await committer.begin(undefined, { range: step.range, includeNulls: false });
+        await committer.commit({ range: step.range, ref: overWholeReload(load.args.plan, step.window) });
+        return true;
+      }
+      const previous = committing;
+      committing = undefined;
+      await readPass(load, reader, step.pass, previous);
+      committing = committer.commit({ range: step.window, ref: overWholeReload(load.args.plan, step.pass.window!) });
+      walk = step.after;
     }
-    await readPass(load, reader, step.pass);
-    await committer.commit({ range: step.window, ref: overWholeReload(load.args.plan, step.pass.window!) });
-    walk = step.after;
+  } catch (error) {
+    // The commit's failure comes first: whatever failed after it was begun while it ran.
+    const failed = await committing?.then(
+      () => undefined,
+      (commitError: unknown) => commitError,
+    );
+    throw failed ?? error;
   }
 }
 
@@ -217,14 +236,21 @@ function throwIfAborted(load: TableLoad): void {
  * schedule allows; returns the reader it ended with. A table that likely commits once is read
  * unordered first, and again in cursor order if it outgrows a commit (see readsUnorderedFirst).
  */
-async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPass): Promise<SourceTableReader> {
+async function readPass(
+  load: TableLoad,
+  reader: SourceTableReader,
+  pass: ReadPass,
+  previous?: Promise<void>,
+): Promise<SourceTableReader> {
   const { args, schedule, committer, table } = load;
   if (load.path.kind === "files") {
+    await previous;
     await scanPass({ reader, pass, schedule, committer, signal: args.signal, table, chunkBytes: args.chunkBytes });
     return reader;
   }
   const chunkBytes = args.chunkBytes ?? CHUNK_BYTES;
   const unorderedFirst =
+    !previous &&
     !committer.open &&
     committer.unitsCommitted === 0 &&
     readsUnorderedFirst(args.plan.commit, args.plan.reckonedBytes, chunkBytes, args.logged !== undefined);
@@ -247,7 +273,7 @@ async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPa
     });
     reader = await load.reopen();
   }
-  await readInto(load, reader, pass, { ordered: schedule.commitsAtCommitPoints });
+  await readInto(load, reader, pass, { ordered: schedule.commitsAtCommitPoints, previous });
   return reader;
 }
 
@@ -255,13 +281,14 @@ async function readPass(load: TableLoad, reader: SourceTableReader, pass: ReadPa
  * Reads `pass` into the unit in flight, to the end (`done`). An unordered read with a `budget`
  * stops early: before the batch that would reach a commit's bytes (`budget`), or at rows that share
  * a primary key (`duplicate-key`): an error within one commit, but an ordered read may commit
- * between them, so only it can tell.
+ * between them, so only it can tell. With `previous` (the commit before, in flight), the read
+ * starts at once and the unit is begun once that commit has settled.
  */
 async function readInto(
   load: TableLoad,
   reader: SourceTableReader,
   pass: ReadPass,
-  how: { readonly ordered: boolean; readonly budget?: UnorderedBudget },
+  how: { readonly ordered: boolean; readonly budget?: UnorderedBudget; readonly previous?: Promise<void> | undefined },
 ): Promise<"done" | "budget" | "duplicate-key"> {
   const { args, schedule, committer, filter, table } = load;
   const items = readItems(
@@ -279,14 +306,24 @@ async function readInto(
   const chunkBytes = args.chunkBytes ?? CHUNK_BYTES;
   let bytes = 0;
   const replacing = { range: pass.deleteRange ?? pass.range, includeNulls: pass.includeNulls };
+  let early: Promise<IteratorResult<SourceItem>> | undefined;
+  if (how.previous) {
+    early = items.next();
+    await allOrFirstError([early, how.previous]).catch(async (error: unknown) => {
+      await items.return(undefined).catch(() => undefined);
+      throw error;
+    });
+  }
+  /** The first item: the one read while the commit before ran, if any. */
+  const firstItem = () => early ?? items.next();
   let next: IteratorResult<SourceItem>;
-  if (committer.open) next = await items.next();
+  if (committer.open) next = await firstItem();
   else if (committer.columnsKnown) {
     // The unit begins (the target's table made, its write opened) while the source sends its first
     // rows, not after them: on a short load those round trips were a tenth of the time.
-    [next] = await allOrFirstError([items.next(), committer.begin(undefined, replacing)]);
+    [next] = await allOrFirstError([firstItem(), committer.begin(undefined, replacing)]);
   } else {
-    next = await items.next();
+    next = await firstItem();
     const first = next.done ? undefined : next.value;
     await committer.begin(first?.kind === "batch" ? first.batch.schema : undefined, replacing);
   }
