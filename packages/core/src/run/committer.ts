@@ -206,6 +206,9 @@ export class Committer {
   async commit(window?: { readonly range: CursorRange; readonly ref: WindowRef }): Promise<void> {
     const unit = this.unit;
     if (!unit) return;
+    // The state this commit records, taken before anything is awaited: the next window's read
+    // begins while a window commits (loadAll), and a table function changes `ctx.state` in place.
+    const state = JSON.stringify(this.state ?? null);
     const { plan, schedule, target, position } = this.args;
     if (schedule.rebuild && !this.columns && !this.args.targetColumns) {
       // Nothing was read and no columns are known: there is no table to build. A logged table
@@ -227,7 +230,12 @@ export class Committer {
       return;
     }
     if (window && (await this.committedBefore(unit, window.range.to ?? null))) return;
-    const record = this.record("run", { cursor: position.value, windowEnd: window?.range.to ?? null, rows: this.unitRows });
+    const record = this.record("run", {
+      state: JSON.parse(state) as Json,
+      cursor: position.value,
+      windowEnd: window?.range.to ?? null,
+      rows: this.unitRows,
+    });
     await this.onTarget("committing", async () => {
       await unit.appendRunLog(encodeRunLogRecord(record));
       crashPoint("write");
@@ -238,7 +246,7 @@ export class Committer {
     this.unitsCommitted++;
     this.committedRows += this.unitRows;
     this.committedPosition = position.value;
-    this.committedState = JSON.stringify(this.state ?? null);
+    this.committedState = state;
     this.keyCheck?.reset();
     if (schedule.publish === "each-commit") await this.publish();
     if (window) this.windowsDone++;

@@ -388,6 +388,95 @@ describe("runTable: windows", () => {
     expect(landed(target)).toEqual([5]);
   });
 
+  it("a commit that fails while the source is asked for the next window fails the table, not the process", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const rows = source(rowsAt(5, 15, 25), { capabilities: { firstCursorLookup: true } });
+      const open = rows.openTable.bind(rows);
+      rows.openTable = async () => {
+        const reader = await open();
+        const lookup = reader.firstCursorAtOrAfter!.bind(reader);
+        // A real source answers after a round trip, not within the same turn of the event loop.
+        reader.firstCursorAtOrAfter = async (value) => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return lookup(value);
+        };
+        return reader;
+      };
+      const target = new MemoryTarget();
+      target.failures = [{ op: "commit", nth: 1, error: new SqlloadError("SL305", "commit refused") }];
+      const run = await runMemoryTable(rows, target, { ...windowed, cursorEnd: "30" });
+      expect(run.result.status).toBe("failed");
+      expect(run.result.error?.message).toContain("commit refused");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("reports a failed commit, not the read that failed while it ran", async () => {
+    let reads = 0;
+    const rows = source([], {
+      script: async function* () {
+        if (++reads === 2) throw new Error("source connection reset");
+        yield { kind: "batch", batch: batchFromRows(columns, rowsAt(5)) };
+      },
+    });
+    const target = new MemoryTarget();
+    const begin = target.begin.bind(target);
+    target.begin = async (ref, options) => {
+      const unit = await begin(ref, options);
+      return {
+        ...unit,
+        commit: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          await unit.commit();
+        },
+      };
+    };
+    target.failures = [{ op: "commit", nth: 1, error: new SqlloadError("SL305", "commit refused") }];
+    const run = await runMemoryTable(rows, target, { ...windowed, cursorEnd: "30" });
+    expect(run.result.error?.message).toContain("commit refused");
+  });
+
+  it("records the state a window ended with, whatever the next window's read does to it meanwhile", async () => {
+    const rows = source([], {
+      loggedState: true,
+      script: async function* (request) {
+        const w = request.window?.index ?? 0;
+        const state = request.state as { page: number } | undefined;
+        // A table function moving its position in place, before its first rows.
+        if (state) state.page = 100 + w;
+        yield { kind: "batch", batch: batchFromRows(columns, rowsAt(w * 10 + 5)) };
+        yield { kind: "checkpoint", state: { page: w + 1 } };
+      },
+    });
+    const target = new MemoryTarget({ commitGuard: true });
+    const begin = target.begin.bind(target);
+    target.begin = async (ref, options) => {
+      const unit = await begin(ref, options);
+      const own = unit.runLogOfRun!.bind(unit);
+      // The guard's read of the run log takes a round trip, as on a real target.
+      return {
+        ...unit,
+        runLogOfRun: async (runId: string) => {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          return own(runId);
+        },
+      };
+    };
+    await runMemoryTable(rows, target, { ...windowed, cursorEnd: "30", writeStrategy: "append" });
+    const ended = records(target).filter((r) => r.windowEnd);
+    expect(ended.map((r) => [r.windowEnd && cursorToString(r.windowEnd), r.state])).toEqual([
+      ["10", { page: 1 }],
+      ["20", { page: 2 }],
+      ["30", { page: 3 }],
+    ]);
+  });
+
   it("moves at most max_windows_per_run windows a run, and resumes at the logged window end", async () => {
     const target = new MemoryTarget();
     const rows = source(rowsAt(5, 15, 25));

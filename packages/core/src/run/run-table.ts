@@ -209,6 +209,9 @@ async function loadAll(load: TableLoad, reader: SourceTableReader): Promise<bool
       committing = undefined;
       await readPass(load, reader, step.pass, previous);
       committing = committer.commit({ range: step.window, ref: overWholeReload(load.args.plan, step.pass.window!) });
+      // Awaited later (the next read, or the catch below): handled now, so a failure while the
+      // source is asked for the next window is not an unhandled rejection.
+      committing.catch(() => undefined);
       walk = step.after;
     }
   } catch (error) {
@@ -309,7 +312,8 @@ async function readInto(
   let early: Promise<IteratorResult<SourceItem>> | undefined;
   if (how.previous) {
     early = items.next();
-    await allOrFirstError([early, how.previous]).catch(async (error: unknown) => {
+    // The commit's failure first: the read after it failed only because it ran meanwhile, if at all.
+    await allOrFirstError([how.previous, early]).catch(async (error: unknown) => {
       await items.return(undefined).catch(() => undefined);
       throw error;
     });

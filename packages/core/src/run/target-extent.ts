@@ -3,8 +3,11 @@ import { type CursorValue, compareCursor, maxCursor } from "../cursor/cursor-val
 
 /**
  * The highest cursor value a target table may hold during one table's run: its maximum when the
- * run planned (read under the table's run lock, so no other run adds rows), raised by every row
- * this run writes. Rows rolled back keep it raised: it only has to be an upper bound.
+ * run planned, raised by every row this run writes (rows rolled back keep it raised: it only has
+ * to be an upper bound). It holds while this load is the table's only writer, as `delete_insert`
+ * assumes anyway: a target that locks holds the table's lock for the run; two source tables loaded
+ * into one target table at once, or writers outside sqlload, would see their rows replaced or not
+ * depending on timing either way.
  *
  * `delete_insert` deletes each range it reads before inserting it. A range that starts above this
  * bound holds no rows, so its delete can only cost: on a target without an index on the cursor
