@@ -254,6 +254,40 @@ describe("cursors", () => {
     });
   });
 
+  it("a windowed delete_insert deletes only the windows the table may hold rows in", async () => {
+    const src = await database();
+    const dst = await database();
+    await sql(
+      src,
+      `create table public.orders (id int, updated_at timestamptz); create index on public.orders (updated_at);
+       insert into public.orders select g, '2026-10-01'::timestamptz + g * interval '1 minute' from generate_series(0, 359) g;`,
+    );
+    const tables = `[sources.app.tables."public.orders"]\ncursor_column = "updated_at"\nbatch_size = "1h"\ncursor_start = "2026-10-01"\ncursor_end = "2026-10-01T06:00:00Z"\n`;
+    const p = project(src, tables, dst);
+    expect((await p.run("load", "--end-cursor", "2026-10-01T02:00:00Z")).code).toBe(0);
+    // Every DELETE statement on the table from now on, counted even when it deletes nothing.
+    await sql(
+      dst,
+      `create table public.deletes (at timestamptz default clock_timestamp());
+       create function public.count_delete() returns trigger language plpgsql as $$ begin insert into public.deletes default values; return null; end $$;
+       create trigger counted after delete on raw.app__orders for each statement execute function public.count_delete();`,
+    );
+    const deletes = async () => (await sql(dst, "select count(*)::int as n from public.deletes")).rows[0].n;
+    const rows = async () =>
+      (await sql(dst, "select count(*)::int as n, count(distinct id)::int as d from raw.app__orders")).rows[0];
+    // The run continues at the logged window end, above the maximum: its four windows hold no rows yet.
+    const rest = await p.run("load");
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(rest.stdout).toContain("4 windows");
+    expect(await deletes()).toBe(0);
+    expect(await rows()).toEqual({ n: 360, d: 360 });
+    // Read again from 03:00: the three windows at or below the maximum (05:59) replace their rows.
+    const again = await p.run("load", "--start-cursor", "2026-10-01T03:00:00Z");
+    expect(again.code, again.stderr).toBe(0);
+    expect(await deletes()).toBe(3);
+    expect(await rows()).toEqual({ n: 360, d: 360 });
+  });
+
   it("commits an ordered read along the way, between distinct cursor values, and resumes after a kill", async () => {
     const src = await database();
     const dst = await database();
