@@ -11,6 +11,7 @@ import {
   type SourceTableRequest,
   SqlloadError,
 } from "@sqlload/core";
+import { createCursorIndexSql, cursorIndexes } from "./cursor-index.js";
 import { toSqlloadError } from "./errors.js";
 import { cursorIndexesAndEstimate, defaultCollationIsCodePoint, describeRelation, type Queryable } from "./postgres-catalog.js";
 import { PostgresConnection, type PostgresOptions } from "./postgres-connection.js";
@@ -107,8 +108,7 @@ export async function resolveTable(
   if (!indexes)
     return { sql: qualifiedName(ref), display, columns, cursor: { column, kind, expression, native, index }, notes, wholeCopy };
   const found = await cursorIndexesAndEstimate(db, oid, column.name);
-  const btrees = found.indexes.filter((i) => i.method === "btree");
-  const usable = btrees.filter((i) => kind !== "text" || (native ? i.collation === column.collation : i.collation === "C"));
+  const { btrees, usable } = cursorIndexes(found.indexes, column, kind, native);
   const indexed = usable.length > 0;
   if (!indexed)
     notes.push(
@@ -132,8 +132,7 @@ export async function resolveTable(
 
 function indexNote(ref: SourceTableRequest["table"], column: PgColumn, kind: CursorKind, unusable: readonly string[]): string {
   const name = quoteIdent(column.name);
-  const key = kind !== "text" ? name : column.textLike ? `${name} COLLATE "C"` : `(${name}::text COLLATE "C")`;
-  const create = `CREATE INDEX ON ${qualifiedName(ref)} (${key});`;
+  const create = createCursorIndexSql(ref, column, kind);
   if (unusable.length > 0) {
     const names = unusable.map((n) => quoteIdent(n)).join(", ");
     return (

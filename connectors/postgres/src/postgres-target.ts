@@ -7,10 +7,12 @@ import {
   type CursorKind,
   type CursorValue,
   defaultTargetCapabilities,
+  formatCount,
   formatLogicalType,
   formatTargetTable,
   HeldTables,
   holds,
+  type PlanNoteContext,
   type RunLogReadOptions,
   type RunLogRow,
   SqlloadError,
@@ -20,8 +22,9 @@ import {
   type TargetTableRef,
 } from "@sqlload/core";
 import type pg from "pg";
+import { createCursorIndexSql, cursorIndexes } from "./cursor-index.js";
 import { toSqlloadError } from "./errors.js";
-import { defaultCollationIsCodePoint } from "./postgres-catalog.js";
+import { cursorIndexesAndEstimate, defaultCollationIsCodePoint, describeRelation } from "./postgres-catalog.js";
 import { columnDefinitions, describePg, PostgresCommitUnit } from "./postgres-commit-unit.js";
 import { PostgresConnection, type PostgresOptions } from "./postgres-connection.js";
 import {
@@ -40,6 +43,12 @@ import { ensureRunLogSql, ensureRunLogTable, readRunLog } from "./postgres-run-l
 import { describeTargetTable, type TargetTableFacts } from "./postgres-target-table.js";
 
 /** Whether the table already has `column` in a type its values fit into: ensureTable changes nothing for it. */
+/**
+ * From about this size `plan` notes a scanned maximum (see planNotes): a scan of 64 MB takes tens of
+ * milliseconds, a no-op run's whole work otherwise, and grows with every load.
+ */
+const SCANNED_NOTE_BYTES = 64e6;
+
 function fits(column: Column, existing: readonly PgColumn[]): boolean {
   const current = existing.find((c) => c.name === column.name);
   return current !== undefined && fitsInto(column.type, current);
@@ -118,6 +127,33 @@ export class PostgresTarget implements TargetConnection {
       this.held.forget(ref);
       const table = await this.facts(client, ref);
       return table ? { columns: plain(table.columns) } : null;
+    });
+  }
+
+  /**
+   * A table sqlload created has no index on its cursor (README, "Writing"): past a size, `plan`
+   * says that each run's maximum, and `delete_insert`'s delete from it, scan the whole table, and
+   * prints the index that makes both a lookup.
+   */
+  async planNotes(ref: TargetTableRef, context: PlanNoteContext = {}): Promise<string[]> {
+    const { cursor } = context;
+    if (!cursor || context.rebuild || context.strategy === "replace") return [];
+    return this.withClient(`reading plan notes for ${formatTargetTable(ref)}`, ref, async (client) => {
+      const relation = await describeRelation(client, ref);
+      const column = relation?.columns.find((c) => c.name === cursor.column);
+      if (!relation || !column) return [];
+      const native = cursor.kind === "text" && sortsByCodePoint(column, await defaultCollationIsCodePoint(client));
+      const found = await cursorIndexesAndEstimate(client, relation.oid, column.name);
+      if (cursorIndexes(found.indexes, column, cursor.kind, native).usable.length > 0) return [];
+      if (found.bytes === undefined || found.bytes < SCANNED_NOTE_BYTES) return [];
+      const scans =
+        context.strategy === "delete_insert"
+          ? "each run's maximum and the delete of the range it reads scan"
+          : "each run's maximum scans";
+      return [
+        `no index on ${formatTargetTable(ref)} leads with ${quoteIdent(column.name)}, so ${scans} the table ` +
+          `(about ${formatCount(Math.round(found.bytes / 1e6))} MB); to read through an index instead, create: ${createCursorIndexSql(ref, column, cursor.kind)}`,
+      ];
     });
   }
 

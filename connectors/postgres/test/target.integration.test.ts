@@ -587,3 +587,43 @@ describe("failures", () => {
     }
   });
 });
+
+describe("plan notes", () => {
+  const cursor = { column: "updated_at", kind: "timestamp" as const };
+
+  it("names the index that makes a large table's maximum and deletes lookups, and is silent once it exists", async () => {
+    // About 80 MB, as the planner's statistics count it once vacuumed.
+    await sql.query(`CREATE SCHEMA IF NOT EXISTS notes;
+      CREATE TABLE notes.big AS SELECT g::int8 AS id, timestamptz '2026-01-01' + g * interval '1 second' AS updated_at, repeat('x', 40) AS pad
+      FROM generate_series(1, 900000) g;`);
+    await sql.query("VACUUM ANALYZE notes.big");
+    const ref = { schema: "notes", name: "big" };
+    const [note] = await target.planNotes!(ref, { cursor, strategy: "delete_insert" });
+    expect(note).toMatch(
+      /^no index on notes\.big leads with "updated_at", so each run's maximum and the delete of the range it reads scan the table \(about \d+ MB\); to read through an index instead, create: CREATE INDEX ON "notes"\."big" \("updated_at"\);$/,
+    );
+    const [appending] = await target.planNotes!(ref, { cursor, strategy: "append" });
+    expect(appending).toContain("so each run's maximum scans the table");
+    // A rebuild reads no maximum.
+    expect(await target.planNotes!(ref, { cursor, strategy: "replace" })).toEqual([]);
+    expect(await target.planNotes!(ref, { cursor, strategy: "delete_insert", rebuild: true })).toEqual([]);
+    // A hash index cannot give a maximum; a btree led by the cursor can.
+    await sql.query("CREATE INDEX big_hash ON notes.big USING hash (updated_at)");
+    expect(await target.planNotes!(ref, { cursor, strategy: "delete_insert" })).toHaveLength(1);
+    await sql.query("CREATE INDEX ON notes.big (updated_at, id)");
+    expect(await target.planNotes!(ref, { cursor, strategy: "delete_insert" })).toEqual([]);
+    const rows = await sql.query("EXPLAIN SELECT max(updated_at) FROM notes.big");
+    expect(rows.rows.map((r) => r["QUERY PLAN"]).join("\n")).toContain("Index Only Scan Backward");
+  });
+
+  it("says nothing of a small table, a missing one, or a table without the cursor", async () => {
+    const ref = { schema: "notes", name: "small" };
+    await sql.query(`CREATE SCHEMA IF NOT EXISTS notes;
+      CREATE TABLE notes.small AS SELECT g::int8 AS id, now() AS updated_at FROM generate_series(1, 1000) g; ANALYZE notes.small;`);
+    expect(await target.planNotes!(ref, { cursor, strategy: "delete_insert" })).toEqual([]);
+    expect(await target.planNotes!({ schema: "notes", name: "nosuch" }, { cursor, strategy: "delete_insert" })).toEqual([]);
+    expect(await target.planNotes!(ref, { cursor: { column: "other", kind: "timestamp" }, strategy: "delete_insert" })).toEqual(
+      [],
+    );
+  });
+});

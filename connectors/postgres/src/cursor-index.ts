@@ -1,0 +1,30 @@
+import type { CursorKind } from "@sqlload/core";
+import type { LeadingIndex } from "./postgres-catalog.js";
+import { type PgColumn, qualifiedName, quoteIdent } from "./postgres-dialect.js";
+
+/**
+ * Which of the indexes led by a cursor column serve reads in cursor order and its maximum: btrees,
+ * and for a text cursor only those in code point order (the column's own collation when that is
+ * code point order, `native`, else `COLLATE "C"`), as sqlload compares text.
+ */
+export function cursorIndexes(
+  indexes: readonly LeadingIndex[],
+  column: PgColumn,
+  kind: CursorKind,
+  native: boolean,
+): { readonly btrees: readonly LeadingIndex[]; readonly usable: readonly LeadingIndex[] } {
+  const btrees = indexes.filter((i) => i.method === "btree");
+  const usable = btrees.filter((i) => kind !== "text" || (native ? i.collation === column.collation : i.collation === "C"));
+  return { btrees, usable };
+}
+
+/** The statement that creates an index serving the cursor (see cursorIndexes). */
+export function createCursorIndexSql(
+  ref: { readonly schema?: string | undefined; readonly name: string },
+  column: PgColumn,
+  kind: CursorKind,
+): string {
+  const name = quoteIdent(column.name);
+  const key = kind !== "text" ? name : column.textLike ? `${name} COLLATE "C"` : `(${name}::text COLLATE "C")`;
+  return `CREATE INDEX ON ${qualifiedName(ref)} (${key});`;
+}
