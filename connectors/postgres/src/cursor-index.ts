@@ -18,13 +18,17 @@ export function cursorIndexes(
   return { btrees, usable };
 }
 
-/** The statement that creates an index serving the cursor (see cursorIndexes). */
+/**
+ * The statement that creates an index serving the cursor (see cursorIndexes): on the column itself
+ * unless it is text whose own order is not code point order (`native` false), then in `COLLATE "C"`.
+ */
 export function createCursorIndexSql(
   ref: { readonly schema?: string | undefined; readonly name: string },
   column: PgColumn,
   kind: CursorKind,
+  native: boolean,
 ): string {
   const name = quoteIdent(column.name);
-  const key = kind !== "text" ? name : column.textLike ? `${name} COLLATE "C"` : `(${name}::text COLLATE "C")`;
+  const key = kind !== "text" || native ? name : column.textLike ? `${name} COLLATE "C"` : `(${name}::text COLLATE "C")`;
   return `CREATE INDEX ON ${qualifiedName(ref)} (${key});`;
 }

@@ -115,7 +115,7 @@ export async function resolveTable(
       indexNote(
         ref,
         column,
-        kind,
+        { kind, native },
         btrees.map((i) => i.name),
       ),
     );
@@ -130,9 +130,14 @@ export async function resolveTable(
   };
 }
 
-function indexNote(ref: SourceTableRequest["table"], column: PgColumn, kind: CursorKind, unusable: readonly string[]): string {
+function indexNote(
+  ref: SourceTableRequest["table"],
+  column: PgColumn,
+  cursor: { readonly kind: CursorKind; readonly native: boolean },
+  unusable: readonly string[],
+): string {
   const name = quoteIdent(column.name);
-  const create = createCursorIndexSql(ref, column, kind);
+  const create = createCursorIndexSql(ref, column, cursor.kind, cursor.native);
   if (unusable.length > 0) {
     const names = unusable.map((n) => quoteIdent(n)).join(", ");
     return (

@@ -42,13 +42,13 @@ import { dropReloadBuild, reloadBuildTable, swapReloadBuild } from "./postgres-r
 import { ensureRunLogSql, ensureRunLogTable, readRunLog } from "./postgres-run-log.js";
 import { describeTargetTable, type TargetTableFacts } from "./postgres-target-table.js";
 
-/** Whether the table already has `column` in a type its values fit into: ensureTable changes nothing for it. */
 /**
  * From about this size `plan` notes a scanned maximum (see planNotes): a scan of 64 MB takes tens of
  * milliseconds, a no-op run's whole work otherwise, and grows with every load.
  */
 const SCANNED_NOTE_BYTES = 64e6;
 
+/** Whether the table already has `column` in a type its values fit into: ensureTable changes nothing for it. */
 function fits(column: Column, existing: readonly PgColumn[]): boolean {
   const current = existing.find((c) => c.name === column.name);
   return current !== undefined && fitsInto(column.type, current);
@@ -133,7 +133,9 @@ export class PostgresTarget implements TargetConnection {
   /**
    * A table sqlload created has no index on its cursor (README, "Writing"): past a size, `plan`
    * says that each run's maximum, and `delete_insert`'s delete from it, scan the whole table, and
-   * prints the index that makes both a lookup.
+   * prints the index that makes both a lookup. Not for a text cursor of a type other than text,
+   * varchar, char or name: its index would be on an expression, which the catalog lookup of
+   * indexes led by the column does not find.
    */
   async planNotes(ref: TargetTableRef, context: PlanNoteContext = {}): Promise<string[]> {
     const { cursor } = context;
@@ -141,18 +143,23 @@ export class PostgresTarget implements TargetConnection {
     return this.withClient(`reading plan notes for ${formatTargetTable(ref)}`, ref, async (client) => {
       const relation = await describeRelation(client, ref);
       const column = relation?.columns.find((c) => c.name === cursor.column);
-      if (!relation || !column) return [];
+      if (!relation || !column || (cursor.kind === "text" && !column.textLike)) return [];
       const native = cursor.kind === "text" && sortsByCodePoint(column, await defaultCollationIsCodePoint(client));
       const found = await cursorIndexesAndEstimate(client, relation.oid, column.name);
-      if (cursorIndexes(found.indexes, column, cursor.kind, native).usable.length > 0) return [];
-      if (found.bytes === undefined || found.bytes < SCANNED_NOTE_BYTES) return [];
+      const { btrees, usable } = cursorIndexes(found.indexes, column, cursor.kind, native);
+      if (usable.length > 0 || found.bytes === undefined || found.bytes < SCANNED_NOTE_BYTES) return [];
+      const name = quoteIdent(column.name);
       const scans =
         context.strategy === "delete_insert"
           ? "each run's maximum and the delete of the range it reads scan"
           : "each run's maximum scans";
+      const why =
+        btrees.length > 0
+          ? `index ${btrees.map((i) => quoteIdent(i.name)).join(", ")} on ${name} is not in code point order (COLLATE "C"), which text cursors compare by`
+          : `no index on ${formatTargetTable(ref)} leads with ${name}`;
       return [
-        `no index on ${formatTargetTable(ref)} leads with ${quoteIdent(column.name)}, so ${scans} the table ` +
-          `(about ${formatCount(Math.round(found.bytes / 1e6))} MB); to read through an index instead, create: ${createCursorIndexSql(ref, column, cursor.kind)}`,
+        `${why}, so ${scans} the table (about ${formatCount(Math.round(found.bytes / 1e6))} MB); ` +
+          `to read through an index instead, create: ${createCursorIndexSql(ref, column, cursor.kind, native)}`,
       ];
     });
   }

@@ -614,6 +614,20 @@ describe("plan notes", () => {
     expect(await target.planNotes!(ref, { cursor, strategy: "delete_insert" })).toEqual([]);
     const rows = await sql.query("EXPLAIN SELECT max(updated_at) FROM notes.big");
     expect(rows.rows.map((r) => r["QUERY PLAN"]).join("\n")).toContain("Index Only Scan Backward");
+
+    // A text cursor in a linguistic collation compares in COLLATE "C": an index in its own order does not serve it.
+    await sql.query(`ALTER TABLE notes.big ADD COLUMN code text COLLATE "und-x-icu"; CREATE INDEX big_code ON notes.big (code);`);
+    const text = { column: "code", kind: "text" as const };
+    const [linguistic] = await target.planNotes!(ref, { cursor: text, strategy: "delete_insert" });
+    expect(linguistic).toMatch(
+      /^index "big_code" on "code" is not in code point order \(COLLATE "C"\), which text cursors compare by, so /,
+    );
+    expect(linguistic).toMatch(/create: CREATE INDEX ON "notes"\."big" \("code" COLLATE "C"\);$/);
+    await sql.query(`CREATE INDEX ON notes.big (code COLLATE "C")`);
+    expect(await target.planNotes!(ref, { cursor: text, strategy: "delete_insert" })).toEqual([]);
+    // The index the note printed serves the maximum the target reads.
+    const max = await sql.query(`EXPLAIN SELECT max(code COLLATE "C") FROM notes.big`);
+    expect(max.rows.map((r) => r["QUERY PLAN"]).join("\n")).toContain("Index Only Scan Backward");
   });
 
   it("says nothing of a small table, a missing one, or a table without the cursor", async () => {

@@ -101,7 +101,7 @@ export interface PlanNoteContext {
    * not when `--reload` rebuilds the table, which `range` being undefined does not tell apart).
    */
   readonly strategy?: WriteStrategy | undefined;
-  /** The run rebuilds the table (`replace`, `--reload`): nothing is deleted by range. */
+  /** The run rebuilds the table (`replace`, `--reload`, a resumable reload's build): nothing is deleted from it by range. */
   readonly rebuild?: boolean | undefined;
   /** The range this run reads (and, under delete_insert, replaces). */
   readonly range?: CursorRange | undefined;

@@ -163,7 +163,8 @@ export async function prepareTable(args: {
       ? await target.planNotes(config.target, {
           cursor: cursor && { column: cursor.column, kind: cursor.kind },
           strategy: plan.strategy,
-          rebuild: plan.commit === "swap",
+          // A resumable reload reads and deletes in its build table, not in the live one.
+          rebuild: plan.commit === "swap" || plan.reloadBuild !== undefined,
           range: plan.range,
           includeNulls: plan.includeNulls,
         })
