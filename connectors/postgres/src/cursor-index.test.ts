@@ -28,15 +28,18 @@ describe("the index that serves a cursor", () => {
 
   it("counts btrees only, and for text only those in the order the cursor compares by", () => {
     const indexes = [
-      { name: "by_hash", collation: null, method: "hash" },
-      { name: "by_icu", collation: "und-x-icu", method: "btree" },
-      { name: "by_c", collation: "C", method: "btree" },
-      { name: "by_default", collation: "default", method: "btree" },
+      { name: "by_hash", collation: null, method: "hash", asText: false },
+      { name: "by_icu", collation: "und-x-icu", method: "btree", asText: false },
+      { name: "by_c", collation: "C", method: "btree", asText: false },
+      { name: "by_default", collation: "default", method: "btree", asText: false },
+      { name: "by_text_c", collation: "C", method: "btree", asText: true },
     ];
     const names = (found: { readonly usable: readonly { name: string }[] }) => found.usable.map((i) => i.name);
     expect(names(cursorIndexes(indexes, column("text", "und-x-icu"), "text", false))).toEqual(["by_c"]);
     expect(names(cursorIndexes(indexes, column("text", "default"), "text", true))).toEqual(["by_default"]);
     expect(names(cursorIndexes(indexes, column("int8", null), "integer", false))).toEqual(["by_icu", "by_c", "by_default"]);
     expect(cursorIndexes(indexes, column("int8", null), "integer", false).btrees).toHaveLength(3);
+    // A text cursor COLLATE does not apply to is compared cast to text: only an index on that serves it.
+    expect(names(cursorIndexes(indexes, column("citext", "default"), "text", false))).toEqual(["by_text_c"]);
   });
 });

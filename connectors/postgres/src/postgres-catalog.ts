@@ -109,6 +109,8 @@ export interface LeadingIndex {
   readonly name: string;
   readonly collation: string | null;
   readonly method: string;
+  /** Led by the column cast to text (`("col"::text COLLATE "C")`, a text cursor of a type COLLATE does not apply to), not the column itself. */
+  readonly asText: boolean;
 }
 
 /**
@@ -134,32 +136,41 @@ JOIN pg_class c ON c.oid = tree.oid
 LEFT JOIN pg_class t ON t.oid = NULLIF(c.reltoastrelid, 0)`;
 
 /**
- * The valid, non-partial indexes whose first key is the column, with that key's collation, and
- * roughly what a read of the whole relation moves (`ESTIMATE_SQL`), in one round trip.
+ * The valid, non-partial indexes whose first key is the column, or the column cast to text (an
+ * expression index, which keeps no column number: matched by how Postgres prints its key), with
+ * that key's collation, and roughly what a read of the whole relation moves (`ESTIMATE_SQL`), in
+ * one round trip.
  */
 export async function cursorIndexesAndEstimate(
   db: Queryable,
   oid: number,
   column: string,
 ): Promise<{ readonly indexes: LeadingIndex[]; readonly bytes: number | undefined }> {
-  const result = await db.query<{ bytes: string | null; name: string | null; collation: string | null; method: string | null }>(
-    `SELECT estimate.bytes, ix.name, ix.collation, ix.method
+  const result = await db.query<{
+    bytes: string | null;
+    name: string | null;
+    collation: string | null;
+    method: string | null;
+    as_text: boolean | null;
+  }>(
+    `SELECT estimate.bytes, ix.name, ix.collation, ix.method, ix.as_text
      FROM (${ESTIMATE_SQL}) estimate
      LEFT JOIN LATERAL (
-       SELECT ic.relname AS name, co.collname AS collation, am.amname AS method
+       SELECT ic.relname AS name, co.collname AS collation, am.amname AS method, i.indkey[0] = 0 AS as_text
        FROM pg_index i
        JOIN pg_class ic ON ic.oid = i.indexrelid
        JOIN pg_am am ON am.oid = ic.relam
-       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+       LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
        LEFT JOIN pg_collation co ON co.oid = i.indcollation[0]
-       WHERE i.indrelid = $1 AND a.attname = $2 AND i.indisvalid AND i.indpred IS NULL
+       WHERE i.indrelid = $1 AND i.indisvalid AND i.indpred IS NULL
+         AND (a.attname = $2 OR (i.indkey[0] = 0 AND pg_get_indexdef(i.indexrelid, 1, false) = '((' || quote_ident($2) || ')::text)'))
      ) ix ON true
      ORDER BY ix.name`,
     [oid, column],
   );
   const bytes = result.rows[0]?.bytes;
   const indexes = result.rows.flatMap((r) =>
-    r.name === null ? [] : [{ name: r.name, collation: r.collation, method: r.method as string }],
+    r.name === null ? [] : [{ name: r.name, collation: r.collation, method: r.method as string, asText: r.as_text === true }],
   );
   return { indexes, bytes: bytes === null || bytes === undefined ? undefined : Number(bytes) };
 }

@@ -134,8 +134,8 @@ export class PostgresTarget implements TargetConnection {
    * A table sqlload created has no index on its cursor (README, "Writing"): past a size, `plan`
    * says that each run's maximum, and `delete_insert`'s delete from it, scan the whole table, and
    * prints the index that makes both a lookup. Not for a text cursor of a type other than text,
-   * varchar, char or name: its index would be on an expression, which the catalog lookup of
-   * indexes led by the column does not find.
+   * varchar, char or name, which sqlload never creates: its index is on the column cast to text,
+   * which Postgres refuses for an enum (the cast is not immutable).
    */
   async planNotes(ref: TargetTableRef, context: PlanNoteContext = {}): Promise<string[]> {
     const { cursor } = context;

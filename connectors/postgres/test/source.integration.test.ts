@@ -117,6 +117,25 @@ describe("describeTable", () => {
     await sql.query("DROP INDEX orders_code_c");
   });
 
+  it("counts the index its note prints for a text cursor of a type COLLATE does not apply to (citext)", async () => {
+    const available = await sql.query("SELECT 1 FROM pg_available_extensions WHERE name = 'citext'");
+    // citext ships with Postgres (contrib); where it is not installed there is nothing to check.
+    if (available.rowCount === 0) return;
+    await sql.query(`CREATE EXTENSION IF NOT EXISTS citext;
+      CREATE TABLE tags (code citext, n int4); CREATE INDEX tags_code ON tags (code);`);
+    const before = await source.describeTable(tableRequest("public.tags", "code"));
+    expect(before.cursorIndexed).toBe(false);
+    const create = 'CREATE INDEX ON "public"."tags" (("code"::text COLLATE "C"));';
+    expect(before.notes?.[0]).toContain(create);
+    await sql.query(create);
+    const after = await source.describeTable(tableRequest("public.tags", "code"));
+    expect(after.cursorIndexed).toBe(true);
+    expect(after.notes).toEqual([]);
+    // The index is on what the read compares: a cast of another column to text does not count.
+    await sql.query(`CREATE TABLE tags2 (code citext, other citext); CREATE INDEX ON tags2 ((other::text COLLATE "C"));`);
+    expect((await source.describeTable(tableRequest("public.tags2", "code"))).cursorIndexed).toBe(false);
+  });
+
   it("suggests an index when none leads with the cursor", async () => {
     const info = await source.describeTable(tableRequest("public.orders", "id", ["id", "amount"]));
     expect(info.cursorIndexed).toBe(true);
