@@ -222,7 +222,7 @@ export class Committer {
       }
       return;
     }
-    if (this.changesNothing(window)) {
+    if (this.changesNothing(window, state)) {
       // A record repeating the last one would only clutter the log (a checkpoint that moved
       // nothing, the empty tail after the last checkpoint); this run's first record marks it.
       await unit.abort();
@@ -295,14 +295,14 @@ export class Committer {
     return true;
   }
 
-  /** A unit with no rows and no window, leaving state and position as this run's last commit did. */
-  private changesNothing(window: unknown): boolean {
+  /** A unit with no rows and no window, leaving state (`state`, as JSON) and position as this run's last commit did. */
+  private changesNothing(window: unknown, state: string): boolean {
     return (
       this.unitsCommitted > 0 &&
       this.unitRows === 0 &&
       window === undefined &&
       !this.args.schedule.rebuild &&
-      this.committedState === JSON.stringify(this.state ?? null) &&
+      this.committedState === state &&
       cursorEquals(this.args.position.value, this.committedPosition)
     );
   }

@@ -162,8 +162,9 @@ export class MemoryTarget implements TargetConnection {
     return {
       deleteRange: async (range, opts) => {
         live();
-        changes.deletes.push({ range, includeNulls: opts?.includeNulls === true });
-        this.deleted.push({ range, includeNulls: opts?.includeNulls === true });
+        const deletion = { range, includeNulls: opts?.includeNulls === true };
+        changes.deletes.push(deletion);
+        this.deleted.push(deletion);
       },
       write: async (batch) => {
         live();
